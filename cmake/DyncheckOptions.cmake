@@ -1,0 +1,28 @@
+# Compiler flags shared by every dyncheck target, attached through an interface target
+# so that they do not leak into consumers of the installed package.
+add_library(dyncheck_build_flags INTERFACE)
+target_compile_options(dyncheck_build_flags INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+  $<$<BOOL:${DYNCHECK_WARNINGS_AS_ERRORS}>:-Werror>)
+if(DYNCHECK_SANITIZE)
+  target_compile_options(dyncheck_build_flags INTERFACE
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(dyncheck_build_flags INTERFACE -fsanitize=address,undefined)
+endif()
+
+# Add a dyncheck library `dyncheck_<name>` with alias `dyncheck::<name>`, exported as `dyncheck::<name>`.
+function(dyncheck_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(dyncheck_${name} STATIC ${ARG_SOURCES})
+  add_library(dyncheck::${name} ALIAS dyncheck_${name})
+  set_target_properties(dyncheck_${name} PROPERTIES EXPORT_NAME ${name} POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(dyncheck_${name} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(dyncheck_${name} PUBLIC cxx_std_20)
+  target_link_libraries(dyncheck_${name} PUBLIC ${ARG_PUBLIC_DEPS}
+                        PRIVATE ${ARG_PRIVATE_DEPS} $<BUILD_INTERFACE:dyncheck_build_flags>)
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(TARGETS dyncheck_${name} EXPORT dyncheckTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endfunction()

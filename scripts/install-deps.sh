@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs dyncheck's build and test dependencies from Debian 12's archive.
+# Idempotent: packages already installed are skipped; nothing is done when all are present.
+# As root it runs apt-get; otherwise it prints the exact command to run and exits 1.
+set -euo pipefail
+
+packages=(
+  build-essential cmake make
+  libeigen3-dev libboost-dev libmpfr-dev libgmp-dev
+  librapidcheck-dev googletest libgtest-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  gnuplot-nox libflint-arb-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+command_line="apt-get install -y --no-install-recommends ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "dyncheck: missing Debian packages: ${missing[*]}" >&2
+  echo "run as root:  apt-get update && $command_line" >&2
+  exit 1
+fi
+
+echo "dyncheck: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+$command_line

@@ -1,0 +1,31 @@
+# The two commands of README.md. Both install missing Debian packages first
+# (scripts/install-deps.sh; as root it runs apt-get, otherwise it prints the command).
+JOBS ?= $(shell nproc)
+BUDGET ?= ci
+
+.PHONY: all deps test report build-ci build-release clean
+
+all: test
+
+deps:
+	scripts/install-deps.sh
+
+build-ci: deps
+	cmake --preset ci
+	cmake --build --preset ci -j $(JOBS)
+
+# Builds with warnings as errors and runs the whole ctest suite: unit and property tests,
+# every claim at the ci budget, every mutant (must FAIL), golden report, install + find_package.
+test: build-ci
+	ctest --preset ci
+
+build-release: deps
+	cmake --preset release
+	cmake --build --preset release -j $(JOBS) --target dyncheck
+
+# Runs every claim and its mutants at $(BUDGET); writes reports/latest/{REPORT.md,report.json,plots/}.
+report: build-release
+	build/release/reports/dyncheck report --budget $(BUDGET) --out reports/latest
+
+clean:
+	rm -rf build reports/latest

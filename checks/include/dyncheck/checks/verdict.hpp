@@ -1,0 +1,151 @@
+#pragma once
+// Verdicts and their evidence (DESIGN.md, "The central types").
+//
+// A comparison puts a theory value (with its numerical error) next to a measured value
+// (with its confidence half-width) and allows the discrepancy a tolerance made of three
+// derived terms: numerical + bias + statistical. It is
+//   PASS          when the discrepancy is within the tolerance and the tolerance is within
+//                 the comparison's resolution (the discrepancy the check is built to detect);
+//   FAIL          when the discrepancy exceeds the tolerance;
+//   INCONCLUSIVE  when the discrepancy is within the tolerance but the tolerance is wider than
+//                 the resolution: the budget cannot tell a wrong theory apart, so no PASS;
+//   ERROR         when any number in it is NaN or infinite.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dyncheck::checks {
+
+enum class Outcome { pass, fail, inconclusive, error };
+std::string_view to_string(Outcome outcome);  // "PASS", "FAIL", "INCONCLUSIVE", "ERROR"
+
+/// Which statement about measured vs theory the comparison checks.
+enum class Relation {
+  equal,     ///< |measured - theory| <= tolerance
+  at_most,   ///< measured <= theory + tolerance
+  at_least,  ///< measured >= theory - tolerance
+};
+std::string_view to_string(Relation relation);
+
+/// One term of a tolerance and where it comes from.
+struct ToleranceTerm {
+  double value = 0;
+  std::string reason;
+};
+
+struct Tolerance {
+  ToleranceTerm numerical;    ///< error of the theory value (and of the simulation's arithmetic)
+  ToleranceTerm bias;         ///< what the theorem neglects at these parameters (e.g. O(eta))
+  ToleranceTerm statistical;  ///< confidence half-width of the measurement
+  double total() const { return numerical.value + bias.value + statistical.value; }
+};
+
+struct Comparison {
+  std::string quantity;  ///< e.g. "E w_1(t = 2)"
+  Relation relation = Relation::equal;
+  double theory = 0;
+  double theory_error = 0;  ///< numerical error of `theory`
+  double measured = 0;
+  double half_width = 0;  ///< statistical half-width of `measured` (0 when deterministic)
+  Tolerance tolerance;
+  /// The smallest wrong-theory discrepancy this comparison promises to detect. A tolerance
+  /// wider than this makes the comparison INCONCLUSIVE.
+  double resolution = 0;
+  std::string resolution_reason;
+
+  /// |measured - theory| for `equal`; the one-sided excess (>= 0) for `at_most`/`at_least`.
+  double discrepancy() const;
+  /// discrepancy / tolerance: < 1 passes, > 1 fails.
+  double margin() const;
+  Outcome outcome() const;
+  bool finite() const;
+};
+
+/// Evidence of the theory side of a comparison.
+struct TheoryValue {
+  double value = 0;
+  double error = 0;
+  std::string error_reason;
+};
+
+/// Evidence of the simulation side of a comparison.
+struct Measurement {
+  double value = 0;
+  double half_width = 0;
+  std::string half_width_reason;
+  /// Arithmetic error of a deterministic measurement (e.g. an ODE solver's error estimate, the
+  /// round-off of a double-precision run); it joins the numerical tolerance term.
+  double numerical_error = 0;
+  std::string numerical_error_reason;
+};
+
+struct Bias {
+  double value = 0;
+  std::string reason;
+};
+
+struct Resolution {
+  double value = 0;
+  std::string reason;
+};
+
+/// A comparison whose numerical term is the theory's error and whose statistical term is the
+/// measurement's half-width, so the three tolerance terms cannot drift from their evidence.
+Comparison compare(std::string quantity, const TheoryValue& theory, const Measurement& measured,
+                   const Bias& bias, const Resolution& resolution, Relation relation = Relation::equal);
+
+/// A curve of a plot: a theory line, simulation points, or a simulation mean with its band.
+struct Curve {
+  enum class Style { line, points, band };
+  std::string label;
+  Style style = Style::line;
+  std::vector<double> x, y;
+  std::vector<double> lower, upper;  ///< band / error bars; empty when none
+};
+
+struct Plot {
+  std::string name;  ///< file-name stem, unique within a claim
+  std::string title, x_label, y_label;
+  bool log_x = false, log_y = false;
+  std::vector<Curve> curves;
+};
+
+struct Verdict {
+  std::string claim_id;
+  std::string mutant;  ///< empty for the claim's own theory
+  Outcome outcome = Outcome::error;
+  std::vector<Comparison> comparisons;
+  std::vector<Plot> plots;
+  /// Choices and derivations the reader needs (e.g. "[reconstructed]: the spec reads ...").
+  std::vector<std::string> notes;
+  /// Where it went wrong, for ERROR.
+  std::string error;
+
+  std::uint64_t seed = 0;
+  std::string budget;
+  std::vector<std::pair<std::string, double>> params;
+  double false_failure_rate = 0;  ///< the claim's share of the suite-wide rate
+  double wall_seconds = 0;
+
+  /// The largest comparison margin (the one closest to failing).
+  double margin() const;
+};
+
+/// ERROR if a comparison has a non-finite number, else FAIL if any fails, else INCONCLUSIVE if
+/// any is, else PASS. A verdict without comparisons is an ERROR: a check that compared nothing
+/// cannot pass.
+Outcome combine(const std::vector<Comparison>& comparisons);
+
+/// Throws NonFiniteError naming `where` when `value` is NaN or infinite.
+void require_finite(double value, std::string_view where);
+
+class NonFiniteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace dyncheck::checks

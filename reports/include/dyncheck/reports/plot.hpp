@@ -1,0 +1,21 @@
+#pragma once
+// SVG plots drawn by gnuplot: a data file and a script per plot, then `gnuplot script`.
+
+#include <filesystem>
+#include <string>
+
+#include "dyncheck/checks/verdict.hpp"
+
+namespace dyncheck::reports {
+
+/// The gnuplot script that draws `plot` into `svg_path` from the data file `data_path`
+/// (one block per curve, as written by plot_data).
+std::string gnuplot_script(const checks::Plot& plot, const std::string& data_path, const std::string& svg_path);
+/// The data file: for each curve a block of "x y lower upper" rows, blocks separated by two blank lines.
+std::string plot_data(const checks::Plot& plot);
+
+/// Writes `<directory>/<relative_svg>` (and its .dat/.gp next to it) by running gnuplot; throws
+/// std::runtime_error when gnuplot is missing or fails.
+void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory, const std::string& relative_svg);
+
+}  // namespace dyncheck::reports

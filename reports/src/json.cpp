@@ -1,0 +1,130 @@
+#include "dyncheck/reports/json.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace dyncheck::reports {
+namespace {
+
+// JSON has no NaN or infinity; an ERROR verdict may carry them, so they become strings.
+nlohmann::json number(double value) {
+  if (std::isfinite(value)) return value;
+  return std::isnan(value) ? "NaN" : (value > 0 ? "Infinity" : "-Infinity");
+}
+
+nlohmann::json numbers(const std::vector<double>& values) {
+  nlohmann::json array = nlohmann::json::array();
+  for (double value : values) array.push_back(number(value));
+  return array;
+}
+
+nlohmann::json to_json(const checks::ToleranceTerm& term) { return {{"value", number(term.value)}, {"reason", term.reason}}; }
+
+nlohmann::json to_json(const checks::Comparison& comparison) {
+  return {
+      {"quantity", comparison.quantity},
+      {"relation", std::string(checks::to_string(comparison.relation))},
+      {"theory", number(comparison.theory)},
+      {"theory_error", number(comparison.theory_error)},
+      {"measured", number(comparison.measured)},
+      {"half_width", number(comparison.half_width)},
+      {"discrepancy", number(comparison.discrepancy())},
+      {"tolerance",
+       {{"total", number(comparison.tolerance.total())},
+        {"numerical", to_json(comparison.tolerance.numerical)},
+        {"bias", to_json(comparison.tolerance.bias)},
+        {"statistical", to_json(comparison.tolerance.statistical)}}},
+      {"resolution", {{"value", number(comparison.resolution)}, {"reason", comparison.resolution_reason}}},
+      {"margin", number(comparison.margin())},
+      {"outcome", std::string(checks::to_string(comparison.outcome()))},
+  };
+}
+
+nlohmann::json to_json(const checks::Plot& plot, const std::string& claim_id) {
+  nlohmann::json curves = nlohmann::json::array();
+  for (const checks::Curve& curve : plot.curves) {
+    const char* style = curve.style == checks::Curve::Style::line     ? "line"
+                        : curve.style == checks::Curve::Style::points ? "points"
+                                                                      : "band";
+    curves.push_back({{"label", curve.label},
+                      {"style", style},
+                      {"x", numbers(curve.x)},
+                      {"y", numbers(curve.y)},
+                      {"lower", numbers(curve.lower)},
+                      {"upper", numbers(curve.upper)}});
+  }
+  return {{"name", plot.name},   {"file", plot_path(claim_id, plot.name)},
+          {"title", plot.title}, {"x_label", plot.x_label},
+          {"y_label", plot.y_label}, {"log_x", plot.log_x},
+          {"log_y", plot.log_y}, {"curves", curves}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const checks::ClaimInfo& info) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const checks::ParamSpec& spec : info.params) {
+    params.push_back({{"name", spec.name},
+                      {"default", spec.default_value},
+                      {"range", spec.range_text()},
+                      {"description", spec.description}});
+  }
+  nlohmann::json mutants = nlohmann::json::array();
+  for (const checks::MutantInfo& mutant : info.mutants) {
+    mutants.push_back({{"name", mutant.name}, {"description", mutant.description}});
+  }
+  return {{"id", info.id},
+          {"family", info.family},
+          {"paper", info.paper},
+          {"source", info.source},
+          {"tag", std::string(checks::to_string(info.tag))},
+          {"statement", info.statement},
+          {"latex", info.latex},
+          {"simulation", info.simulation},
+          {"params", params},
+          {"mutants", mutants}};
+}
+
+nlohmann::json to_json(const checks::Verdict& verdict) {
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [name, value] : verdict.params) params[name] = number(value);
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const checks::Comparison& comparison : verdict.comparisons) comparisons.push_back(to_json(comparison));
+  nlohmann::json plots = nlohmann::json::array();
+  for (const checks::Plot& plot : verdict.plots) plots.push_back(to_json(plot, verdict.claim_id));
+  nlohmann::json json = {{"claim", verdict.claim_id},
+                         {"outcome", std::string(checks::to_string(verdict.outcome))},
+                         {"margin", number(verdict.margin())},
+                         {"seed", verdict.seed},
+                         {"budget", verdict.budget},
+                         {"false_failure_rate", verdict.false_failure_rate},
+                         {"params", params},
+                         {"comparisons", comparisons},
+                         {"notes", verdict.notes},
+                         {"plots", plots},
+                         {"wall_seconds", verdict.wall_seconds}};
+  if (!verdict.mutant.empty()) json["mutant"] = verdict.mutant;
+  if (!verdict.error.empty()) json["error"] = verdict.error;
+  return json;
+}
+
+nlohmann::json to_json(const Report& report) {
+  nlohmann::json claims = nlohmann::json::array();
+  for (const ClaimReport& claim : report.claims) {
+    nlohmann::json mutants = nlohmann::json::array();
+    for (const checks::Verdict& mutant : claim.mutants) {
+      nlohmann::json entry = to_json(mutant);
+      entry["caught"] = mutant_caught(mutant);
+      mutants.push_back(std::move(entry));
+    }
+    claims.push_back({{"info", to_json(claim.info)}, {"verdict", to_json(claim.verdict)}, {"mutants", mutants}});
+  }
+  return {{"dyncheck_version", report.version},
+          {"budget", report.budget},
+          {"seed", report.seed},
+          {"suite_false_failure_rate", report.suite_false_failure_rate},
+          {"claims_in_suite", report.claims_in_suite},
+          {"claims", claims}};
+}
+
+}  // namespace dyncheck::reports

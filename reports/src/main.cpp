@@ -1,0 +1,319 @@
+// dyncheck: list, run, report and calibrate the registered claims.
+//
+// Exit codes: 0 all verdicts as expected (PASS, or the --expect'ed outcome); 1 a FAIL (or, for
+// `report`, a claim not passing or a mutant not caught; for `calibrate`, an observed failure rate
+// inconsistent with the promised one); 2 usage or parameter error; 3 an ERROR verdict;
+// 4 an INCONCLUSIVE verdict (the budget cannot decide; not a pass).
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "dyncheck/checks/registry.hpp"
+#include "dyncheck/checks/runner.hpp"
+#include "dyncheck/checks/stats.hpp"
+#include "dyncheck/reports/json.hpp"
+#include "dyncheck/reports/markdown.hpp"
+#include "dyncheck/reports/plot.hpp"
+#include "dyncheck/sim/random/rng.hpp"
+
+namespace {
+
+using namespace dyncheck;
+using checks::Outcome;
+
+constexpr int exit_fail = 1, exit_usage = 2, exit_error = 3, exit_inconclusive = 4;
+
+struct CommonOptions {
+  std::string budget = "ci";
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> params;
+  unsigned threads = 0;
+  bool quiet = false;
+};
+
+void add_common(CLI::App& command, CommonOptions& options) {
+  command.add_option("--budget", options.budget, "smoke | ci | full")->check(CLI::IsMember({"smoke", "ci", "full"}));
+  command.add_option("--seed", options.seed, "master seed (default: DYNCHECK_SEED or 20261122)");
+  command.add_option("--threads", options.threads, "worker threads (default: DYNCHECK_THREADS or all cores)");
+  command.add_flag("--quiet", options.quiet, "no progress on stderr");
+}
+
+checks::RunOptions run_options(const CommonOptions& common) {
+  checks::RunOptions options;
+  options.budget.level = checks::parse_budget(common.budget);
+  options.budget.claims_in_suite = checks::builtin_registry().size();
+  options.seed = common.seed ? *common.seed : checks::master_seed_from_environment();
+  for (const std::string& text : common.params) options.overrides.push_back(checks::parse_param_override(text));
+  options.threads = common.threads;
+  return options;
+}
+
+/// Progress on stderr, only when it is a terminal (logs of CI stay clean).
+class Progress {
+ public:
+  explicit Progress(bool quiet) : enabled_(!quiet && isatty(STDERR_FILENO) == 1) {}
+  void start(const std::string& label) {
+    if (!enabled_) return;
+    std::lock_guard lock(mutex_);
+    label_ = label;
+    std::fprintf(stderr, "\r\033[K%s", label_.c_str());
+  }
+  std::function<void(std::string_view, std::size_t, std::size_t)> callback() {
+    if (!enabled_) return {};
+    return [this](std::string_view stage, std::size_t done, std::size_t total) {
+      std::lock_guard lock(mutex_);
+      std::fprintf(stderr, "\r\033[K%s: %.*s %zu/%zu", label_.c_str(), static_cast<int>(stage.size()), stage.data(),
+                   done, total);
+    };
+  }
+  void finish() {
+    if (enabled_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool enabled_;
+  std::mutex mutex_;
+  std::string label_;
+};
+
+int exit_code(const std::vector<checks::Verdict>& verdicts, std::optional<Outcome> expected) {
+  if (expected) {
+    for (const auto& verdict : verdicts) {
+      if (verdict.outcome != *expected) return verdict.outcome == Outcome::error ? exit_error : exit_fail;
+    }
+    return 0;
+  }
+  int code = 0;
+  for (const auto& verdict : verdicts) {
+    if (verdict.outcome == Outcome::error) return exit_error;
+    if (verdict.outcome == Outcome::fail) code = exit_fail;
+    if (verdict.outcome == Outcome::inconclusive && code == 0) code = exit_inconclusive;
+  }
+  return code;
+}
+
+void print_verdict(const checks::Verdict& verdict) {
+  const std::string name = verdict.claim_id + (verdict.mutant.empty() ? "" : " [mutant " + verdict.mutant + "]");
+  fmt::print("{:<12} {}  margin {:.3g}  ({} comparisons, {:.2f} s)\n", checks::to_string(verdict.outcome), name,
+             verdict.margin(), verdict.comparisons.size(), verdict.wall_seconds);
+  if (!verdict.error.empty()) fmt::print("             error: {}\n", verdict.error);
+  for (const auto& comparison : verdict.comparisons) {
+    if (comparison.outcome() == Outcome::pass) continue;
+    const bool beyond = comparison.outcome() == Outcome::fail;
+    fmt::print("             {}: {}: theory {:.6g} vs measured {:.6g} ± {:.3g}; discrepancy {:.3g}, tolerance {:.3g} "
+               "(num {:.3g} + bias {:.3g} + stat {:.3g}){}\n",
+               checks::to_string(comparison.outcome()), comparison.quantity, comparison.theory, comparison.measured,
+               comparison.half_width, comparison.discrepancy(), comparison.tolerance.total(),
+               comparison.tolerance.numerical.value, comparison.tolerance.bias.value,
+               comparison.tolerance.statistical.value,
+               beyond ? std::string() : fmt::format(" wider than the resolution {:.3g}", comparison.resolution));
+  }
+}
+
+int command_list(bool json) {
+  const auto claims = checks::builtin_registry().all();
+  if (json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto* claim : claims) list.push_back(reports::to_json(claim->info()));
+    std::cout << list.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto* claim : claims) {
+    const auto& info = claim->info();
+    fmt::print("{}  {}  {}\n    {}\n", info.id, checks::to_string(info.tag), info.source, info.statement);
+  }
+  return 0;
+}
+
+int command_run(const std::vector<std::string>& selectors, const CommonOptions& common, bool json,
+                const std::string& mutant, const std::string& expect) {
+  const auto& registry = checks::builtin_registry();
+  const auto claims = registry.select(selectors);
+  checks::RunOptions options = run_options(common);
+  checks::check_overrides_apply(claims, options.overrides);
+  if (!mutant.empty() && claims.size() != 1) {
+    throw checks::ParamError("mutant", "--mutant needs exactly one claim id");
+  }
+  options.mutant = mutant;
+  std::optional<Outcome> expected;
+  if (expect == "pass") expected = Outcome::pass;
+  if (expect == "fail") expected = Outcome::fail;
+
+  Progress progress(common.quiet);
+  options.progress = progress.callback();
+  std::vector<checks::Verdict> verdicts;
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto* claim : claims) {
+    progress.start(claim->info().id);
+    verdicts.push_back(checks::run_claim(*claim, options));
+    progress.finish();
+    if (json) {
+      array.push_back(reports::to_json(verdicts.back()));
+    } else {
+      print_verdict(verdicts.back());
+    }
+  }
+  if (json) std::cout << array.dump(2) << "\n";
+  return exit_code(verdicts, expected);
+}
+
+int command_report(const std::vector<std::string>& selectors, const CommonOptions& common, const std::string& out,
+                   bool with_mutants) {
+  const auto& registry = checks::builtin_registry();
+  const auto claims = selectors.empty() ? registry.all() : registry.select(selectors);
+  checks::RunOptions options = run_options(common);
+  checks::check_overrides_apply(claims, options.overrides);
+
+  reports::Report report;
+  report.budget = std::string(checks::to_string(options.budget.level));
+  report.seed = options.seed;
+  report.suite_false_failure_rate = options.budget.suite_false_failure_rate;
+  report.claims_in_suite = options.budget.claims_in_suite;
+  report.version = DYNCHECK_VERSION;
+
+  Progress progress(common.quiet);
+  options.progress = progress.callback();
+  bool all_good = true;
+  for (const auto* claim : claims) {
+    reports::ClaimReport entry{claim->info(), {}, {}};
+    progress.start(claim->info().id);
+    entry.verdict = checks::run_claim(*claim, options);
+    progress.finish();
+    print_verdict(entry.verdict);
+    all_good = all_good && entry.verdict.outcome == Outcome::pass;
+    if (with_mutants) {
+      for (const auto& mutant : claim->info().mutants) {
+        checks::RunOptions mutant_options = options;
+        mutant_options.mutant = mutant.name;
+        progress.start(claim->info().id + " [mutant " + mutant.name + "]");
+        entry.mutants.push_back(checks::run_claim(*claim, mutant_options));
+        progress.finish();
+        print_verdict(entry.mutants.back());
+        all_good = all_good && reports::mutant_caught(entry.mutants.back());
+      }
+    }
+    report.claims.push_back(std::move(entry));
+  }
+
+  const std::filesystem::path directory(out);
+  std::filesystem::create_directories(directory);
+  for (const auto& claim : report.claims) {
+    for (const auto& plot : claim.verdict.plots) {
+      reports::draw_plot(plot, directory, reports::plot_path(claim.info.id, plot.name));
+    }
+  }
+  std::ofstream(directory / "REPORT.md") << reports::to_markdown(report);
+  std::ofstream(directory / "report.json") << reports::to_json(report).dump(2) << "\n";
+  fmt::print("wrote {}\n", (directory / "REPORT.md").string());
+  return all_good ? 0 : exit_fail;
+}
+
+int command_calibrate(const std::string& id, std::size_t seeds, const CommonOptions& common) {
+  const auto* claim = checks::builtin_registry().find(id);
+  if (claim == nullptr) throw checks::ParamError("claim", "no claim named '" + id + "' (see `dyncheck list`)");
+  if (seeds < 1) throw checks::ParamError("seeds", "--seeds must be an integer in [1, 1e6]");
+  checks::RunOptions options = run_options(common);
+  checks::check_overrides_apply({claim}, options.overrides);
+  const std::uint64_t master = options.seed;
+  Progress progress(common.quiet);
+  std::size_t counts[4] = {0, 0, 0, 0};
+  for (std::size_t r = 0; r < seeds; ++r) {
+    // Fresh seeds that are a pure function of the master seed and the claim.
+    options.seed = sim::derive_stream(master, "calibrate/" + id, r)();
+    progress.start(fmt::format("{} seed {}/{}", id, r + 1, seeds));
+    const checks::Verdict verdict = checks::run_claim(*claim, options);
+    ++counts[static_cast<int>(verdict.outcome)];
+    if (verdict.outcome != Outcome::pass) {
+      progress.finish();
+      fmt::print("seed {}: ", options.seed);
+      print_verdict(verdict);
+    }
+  }
+  progress.finish();
+  const double promised = options.budget.claim_false_failure_rate();
+  const std::size_t failures = counts[1] + counts[3];
+  const auto interval = checks::stats::clopper_pearson(failures, seeds, 0.95);
+  const bool consistent = interval.lower <= promised;
+  fmt::print("{} at budget {}: {} seeds: {} PASS, {} FAIL, {} INCONCLUSIVE, {} ERROR\n", id, common.budget, seeds,
+             counts[0], counts[1], counts[2], counts[3]);
+  fmt::print("observed false-failure rate {:.3g} (95% Clopper-Pearson [{:.3g}, {:.3g}]); promised at most {:.3g}: {}\n",
+             static_cast<double>(failures) / static_cast<double>(seeds), interval.lower, interval.upper, promised,
+             consistent ? "consistent" : "INCONSISTENT");
+  if (counts[2] != 0) {
+    fmt::print("INCONCLUSIVE runs are not failures of the promise but show the budget is too small to decide.\n");
+  }
+  return consistent ? 0 : exit_fail;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dyncheck: checks theorems about transformer training dynamics against simulation"};
+  app.require_subcommand(1);
+
+  auto* list = app.add_subcommand("list", "list every claim with its id, source and statement");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "machine-readable output");
+
+  auto* run = app.add_subcommand("run", "run claims (ids or families) and print their verdicts");
+  std::vector<std::string> run_selectors;
+  CommonOptions run_common;
+  bool run_json = false;
+  std::string mutant, expect;
+  run->add_option("claims", run_selectors, "claim ids or family names")->required();
+  add_common(*run, run_common);
+  run->add_option("--param", run_common.params, "override a parameter: name=value (repeatable)");
+  run->add_flag("--json", run_json, "print verdicts as JSON");
+  run->add_option("--mutant", mutant, "run a deliberately wrong variant of the claim's theory");
+  run->add_option("--expect", expect, "exit 0 exactly when every verdict is this")->check(CLI::IsMember({"pass", "fail"}));
+
+  auto* report = app.add_subcommand("report", "run claims and their mutants; write REPORT.md, report.json, plots");
+  std::vector<std::string> report_selectors;
+  CommonOptions report_common;
+  std::string out = "reports/latest";
+  bool no_mutants = false;
+  report->add_option("claims", report_selectors, "claim ids or families (default: all)");
+  add_common(*report, report_common);
+  report->add_option("--param", report_common.params, "override a parameter: name=value (repeatable)");
+  report->add_option("--out", out, "output directory");
+  report->add_flag("--no-mutants", no_mutants, "skip the mutant runs");
+
+  auto* calibrate = app.add_subcommand("calibrate", "run a claim over fresh seeds; compare its failure rate with the promise");
+  std::string calibrate_id;
+  std::size_t seeds = 50;
+  CommonOptions calibrate_common;
+  calibrate->add_option("claim", calibrate_id, "claim id")->required();
+  calibrate->add_option("--seeds", seeds, "number of seeds")->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  add_common(*calibrate, calibrate_common);
+  calibrate->add_option("--param", calibrate_common.params, "override a parameter: name=value (repeatable)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? 0 : exit_usage;
+  }
+
+  try {
+    if (*list) return command_list(list_json);
+    if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect);
+    if (*report) return command_report(report_selectors, report_common, out, !no_mutants);
+    if (*calibrate) return command_calibrate(calibrate_id, seeds, calibrate_common);
+  } catch (const checks::ParamError& error) {
+    fmt::print(stderr, "dyncheck: {}\n", error.what());
+    return exit_usage;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "dyncheck: error: {}\n", error.what());
+    return exit_error;
+  }
+  return exit_usage;
+}

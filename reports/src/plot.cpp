@@ -1,0 +1,114 @@
+#include "dyncheck/reports/plot.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace dyncheck::reports {
+namespace {
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void write_file(const std::filesystem::path& path, const std::string& content) {
+  std::ofstream file(path, std::ios::binary);
+  file << content;
+  if (!file) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+std::string plot_data(const checks::Plot& plot) {
+  std::string out;
+  for (std::size_t c = 0; c < plot.curves.size(); ++c) {
+    const checks::Curve& curve = plot.curves[c];
+    out += fmt::format("# curve {}: {}\n", c, curve.label);
+    for (std::size_t i = 0; i < curve.x.size(); ++i) {
+      const double y = curve.y[i];
+      const double lower = i < curve.lower.size() ? curve.lower[i] : y;
+      const double upper = i < curve.upper.size() ? curve.upper[i] : y;
+      out += fmt::format("{:.17g} {:.17g} {:.17g} {:.17g}\n", curve.x[i], y, lower, upper);
+    }
+    out += "\n\n";
+  }
+  return out;
+}
+
+std::string gnuplot_script(const checks::Plot& plot, const std::string& data_path, const std::string& svg_path) {
+  std::string script = "set terminal svg size 860,520 noenhanced font 'sans,12' background rgb 'white'\n";
+  script += fmt::format("set output {}\n", quoted(svg_path));
+  script += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", quoted(plot.title), quoted(plot.x_label),
+                        quoted(plot.y_label));
+  script += "set grid\nset key outside right top vertical\n";
+  if (plot.log_x) script += "set logscale x\n";
+  if (plot.log_y) script += "set logscale y\n";
+  std::vector<std::string> parts;
+  for (std::size_t c = 0; c < plot.curves.size(); ++c) {
+    const checks::Curve& curve = plot.curves[c];
+    const std::string source = fmt::format("{} index {}", quoted(data_path), c);
+    const std::size_t color = c + 1;
+    switch (curve.style) {
+      case checks::Curve::Style::line:
+        parts.push_back(fmt::format("{} using 1:2 with lines lw 2 lc {} title {}", source, color, quoted(curve.label)));
+        break;
+      case checks::Curve::Style::points:
+        if (curve.lower.empty()) {
+          parts.push_back(fmt::format("{} using 1:2 with points pt 7 lc {} title {}", source, color, quoted(curve.label)));
+        } else {
+          parts.push_back(
+              fmt::format("{} using 1:2:3:4 with yerrorbars pt 7 lc {} title {}", source, color, quoted(curve.label)));
+        }
+        break;
+      case checks::Curve::Style::band:
+        parts.push_back(fmt::format("{} using 1:3:4 with filledcurves fs transparent solid 0.25 noborder lc {} notitle",
+                                    source, color));
+        parts.push_back(
+            fmt::format("{} using 1:2 with linespoints pt 7 ps 0.4 lc {} title {}", source, color, quoted(curve.label)));
+        break;
+    }
+  }
+  script += "plot ";
+  for (std::size_t i = 0; i < parts.size(); ++i) script += (i == 0 ? "" : ", \\\n     ") + parts[i];
+  script += "\n";
+  return script;
+}
+
+void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory, const std::string& relative_svg) {
+  const std::filesystem::path svg = directory / relative_svg;
+  std::filesystem::create_directories(svg.parent_path());
+  std::filesystem::path data = svg, script = svg;
+  data.replace_extension(".dat");
+  script.replace_extension(".gp");
+  write_file(data, plot_data(plot));
+  // The script names its files relative to its own folder, so the folder can be moved.
+  write_file(script, gnuplot_script(plot, data.filename().string(), svg.filename().string()));
+  const std::string command = fmt::format("cd {} && gnuplot {} 2>&1", shell_quoted(svg.parent_path().string()),
+                                          shell_quoted(script.filename().string()));
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot start gnuplot");
+  std::string output;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  const int status = pclose(pipe);
+  if (status != 0) {
+    throw std::runtime_error(fmt::format("gnuplot failed (status {}) on {}; is gnuplot installed? "
+                                         "(scripts/install-deps.sh installs gnuplot-nox)\n{}",
+                                         status, script.string(), output));
+  }
+}
+
+}  // namespace dyncheck::reports

@@ -1,0 +1,18 @@
+# Installs the build tree BUILD_DIR into a scratch prefix, then configures, builds and runs the
+# consumer project against it with find_package(dyncheck).
+set(prefix "${WORK_DIR}/prefix")
+file(REMOVE_RECURSE "${WORK_DIR}")
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${ARGN}\nfailed (${status}):\n${output}\n${errors}")
+  endif()
+  set(last_output "${output}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
+run("${WORK_DIR}/build/consumer")
+if(NOT last_output MATCHES "calib.sgd_mean_matches_gradient_flow.*PASS")
+  message(FATAL_ERROR "consumer output unexpected:\n${last_output}")
+endif()

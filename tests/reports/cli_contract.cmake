@@ -1,0 +1,29 @@
+# The command-line contract of README.md: exit codes and error messages.
+function(expect_run expected_status expected_text)
+  execute_process(COMMAND "${DYNCHECK}" ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+  if(NOT status EQUAL expected_status)
+    message(FATAL_ERROR "dyncheck ${ARGN}: exit ${status}, expected ${expected_status}\n${output}\n${errors}")
+  endif()
+  if(NOT "${output}${errors}" MATCHES "${expected_text}")
+    message(FATAL_ERROR "dyncheck ${ARGN}: output lacks '${expected_text}'\n${output}\n${errors}")
+  endif()
+endfunction()
+
+expect_run(0 "calib.sgd_mean_matches_gradient_flow" list)
+expect_run(0 "\"family\": \"calib\"" list --json)
+# A bad parameter: exit 2, naming the parameter and its range.
+expect_run(2 "parameter 'd' must be an integer in \\[1, 16\\]" run calib --param d=0 --budget smoke)
+expect_run(2 "parameter 'eta' must be a number in \\(0, 1\\]" run calib.sgd_mean_matches_gradient_flow --param eta=-1)
+expect_run(2 "parameter 'eta' must be in \\(0, 0.5" run calib.sgd_mean_matches_gradient_flow --param eta=0.9)
+expect_run(2 "not a number" run calib.balanced_factorisation_flow --param s=abc)
+expect_run(2 "no selected claim has a parameter 'nonsense'" run calib --param nonsense=1)
+expect_run(2 "no claim or family named 'nope'" run nope)
+expect_run(2 "has no mutant 'nope'" run calib.balanced_factorisation_flow --mutant nope)
+expect_run(2 "budget" run calib --budget huge)
+# Verdicts: a passing claim exits 0, a failing mutant 1, and --expect fail turns that into 0.
+expect_run(0 "PASS" run calib.balanced_factorisation_flow --budget smoke)
+expect_run(1 "FAIL" run calib.balanced_factorisation_flow --budget smoke --mutant rate_s_not_2s)
+expect_run(0 "FAIL" run calib.balanced_factorisation_flow --budget smoke --mutant rate_s_not_2s --expect fail)
+# A run that blows up is an ERROR verdict (exit 3), never a PASS: gradient descent from u0 = 10
+# with eta * s = 0.001 but eta * |f(u0)| = 10 overflows.
+expect_run(3 "ERROR" run calib.balanced_factorisation_flow --param u0=10 --param s=0.01 --param eta=0.1 --budget smoke)

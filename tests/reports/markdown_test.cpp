@@ -1,0 +1,59 @@
+#include "dyncheck/reports/markdown.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dyncheck::reports {
+namespace {
+
+Report one_claim_report(checks::Outcome outcome_of_mutant) {
+  Report report;
+  report.budget = "ci";
+  report.seed = 7;
+  report.suite_false_failure_rate = 1e-3;
+  report.claims_in_suite = 1;
+  report.version = "test";
+  ClaimReport claim;
+  claim.info.id = "fam.some_claim";
+  claim.info.family = "fam";
+  claim.info.paper = "A paper";
+  claim.info.tag = checks::Provenance::reconstructed;
+  claim.info.mutants = {{"wrong", "a wrong constant"}};
+  claim.verdict.claim_id = claim.info.id;
+  claim.verdict.comparisons.push_back(checks::compare("x", {1.0, 1e-12, "precision doubling"},
+                                                      {1.1, 0.05, "Student-t"}, {0.1, "O(eta)"}, {1.0, "by design"}));
+  claim.verdict.outcome = checks::combine(claim.verdict.comparisons);
+  claim.verdict.wall_seconds = 1.5;
+  checks::Verdict mutant;
+  mutant.mutant = "wrong";
+  mutant.outcome = outcome_of_mutant;
+  claim.mutants.push_back(mutant);
+  report.claims.push_back(claim);
+  return report;
+}
+
+TEST(Markdown, SummaryRowShowsVerdictMarginMutantsAndTime) {
+  const std::string text = to_markdown(one_claim_report(checks::Outcome::fail));
+  EXPECT_NE(text.find("| [fam.some_claim](#famsome_claim) | A paper | [reconstructed] | PASS | 0.667 | 1/1 | 1.500 s |"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Markdown, ToleranceBreakdownAndReasonsAreWritten) {
+  const std::string text = to_markdown(one_claim_report(checks::Outcome::fail));
+  EXPECT_NE(text.find("0.15 = 1e-12 + 0.1 + 0.05"), std::string::npos) << text;
+  EXPECT_NE(text.find("- **bias**: O(eta)"), std::string::npos);
+  EXPECT_NE(text.find("- **statistical**: Student-t"), std::string::npos);
+}
+
+TEST(Markdown, ReconstructedStatementsSaySo) {
+  EXPECT_NE(to_markdown(one_claim_report(checks::Outcome::fail)).find("**[reconstructed]**"), std::string::npos);
+}
+
+TEST(Markdown, MutantThatPassesIsFlaggedAsNotCaught) {
+  const std::string text = to_markdown(one_claim_report(checks::Outcome::pass));
+  EXPECT_NE(text.find("| `wrong` | a wrong constant | PASS | 0 | **no** |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 0/1 |"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dyncheck::reports

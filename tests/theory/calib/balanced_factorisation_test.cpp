@@ -1,0 +1,67 @@
+#include "dyncheck/theory/calib/balanced_factorisation.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "dyncheck/theory/numeric/scalar.hpp"
+
+namespace dyncheck::theory::calib {
+namespace {
+
+using S = mp50;
+
+TEST(BalancedFactor, SolvesTheBalancedFlowToFiftyDigits) {
+  const S s("1.3"), u0("0.2"), t("0.9"), h("1e-15");
+  const S derivative = (balanced_factor(s, u0, t + h) - balanced_factor(s, u0, t - h)) / (2 * h);
+  const S u = balanced_factor(s, u0, t);
+  EXPECT_LT(to_double(abs(derivative - (s - u * u) * u)), 1e-25);  // O(h^2) central difference
+  EXPECT_LT(to_double(abs(balanced_factor(s, u0, S(0)) - u0)), 1e-48);
+  EXPECT_LT(to_double(abs(balanced_factor(s, u0, S(60)) - sqrt(s))), 1e-45);  // converges to sqrt(s)
+}
+
+/// Gradient descent on the balanced line in 50 digits: the exact iterates the bound speaks about.
+std::vector<S> exact_iterates(const S& s, const S& u0, const S& eta, long long steps) {
+  std::vector<S> u{u0};
+  for (long long k = 0; k < steps; ++k) u.push_back(u.back() + eta * (s - u.back() * u.back()) * u.back());
+  return u;
+}
+
+RC_GTEST_PROP(EulerErrorBound, BoundsTheDistanceOfGradientDescentToTheFlow, ()) {
+  const double s = *rc::gen::inRange(5, 300) / 100.0;
+  const double u0 = *rc::gen::inRange(1, 250) / 100.0;
+  const double eta = *rc::gen::inRange(1, 100) / 1000.0 / s;  // eta * s <= 0.1
+  const long long steps = *rc::gen::inRange(1, 600);
+  const std::vector<S> exact = exact_iterates(S(s), S(u0), S(eta), steps);
+  std::vector<double> iterates;
+  for (const S& u : exact) iterates.push_back(to_double(u));
+  const std::vector<double> bound = euler_error_bound(iterates, s, eta);
+  for (long long k = 0; k <= steps; k += 1 + steps / 20) {
+    const S flow = balanced_factor(S(s), S(u0), S(eta) * S(k));
+    RC_ASSERT(to_double(abs(flow - exact[static_cast<std::size_t>(k)])) <= bound[static_cast<std::size_t>(k)] * (1 + 1e-12) + 1e-15);
+  }
+}
+
+RC_GTEST_PROP(EulerRoundingBound, BoundsTheRoundingOfDoubleIterates, ()) {
+  const double s = *rc::gen::inRange(5, 300) / 100.0;
+  const double u0 = *rc::gen::inRange(1, 250) / 100.0;
+  const double eta = *rc::gen::inRange(1, 100) / 1000.0 / s;
+  const long long steps = *rc::gen::inRange(1, 2000);
+  // The double iterates exactly as the simulation computes them (u = v, so residual * v == residual * u).
+  std::vector<double> iterates{u0};
+  for (long long k = 0; k < steps; ++k) {
+    const double u = iterates.back();
+    iterates.push_back(u - eta * (u * u - s) * u);
+  }
+  const std::vector<S> exact = exact_iterates(S(s), S(u0), S(eta), steps);
+  const std::vector<double> bound = euler_rounding_bound(iterates, s, eta);
+  for (std::size_t k = 0; k < iterates.size(); ++k) {
+    RC_ASSERT(to_double(abs(S(iterates[k]) - exact[k])) <= bound[k]);
+  }
+}
+
+TEST(EulerErrorBound, RefusesStepsThatLeaveTheEnclosure) {
+  EXPECT_THROW(euler_error_bound({10.0, -90.0}, 0.01, 0.1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dyncheck::theory::calib

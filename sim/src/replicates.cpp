@@ -1,0 +1,27 @@
+// default_thread_count: the environment override, else the hardware.
+
+#include "dyncheck/sim/replicates.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+#include <thread>
+
+namespace dyncheck::sim {
+
+unsigned default_thread_count() {
+  // A value that does not parse completely (e.g. "4x", "-1", "") is ignored rather than
+  // truncated, so a typo falls back to the hardware instead of silently running 1 thread.
+  if (const char* env = std::getenv("DYNCHECK_THREADS"); env != nullptr) {
+    const std::string_view text(env);
+    unsigned value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc{} && end == text.data() + text.size() && value >= 1 && value <= 4096) {
+      return value;
+    }
+  }
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return hardware != 0 ? hardware : 1;
+}
+
+}  // namespace dyncheck::sim

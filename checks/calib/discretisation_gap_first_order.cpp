@@ -42,8 +42,9 @@ class DiscretisationGapFirstOrder final : public Claim {
     const std::size_t batch = context.params.get_size("batch");
     require_stable_step(eta0, lambda_min, lambda_max);
     if (eta0 * lambda_max >= 1) {
-      throw ParamError("eta", "parameter 'eta' must be below 1/lambda_max = " + std::to_string(1 / lambda_max) +
-                                  " for the remainder bound");
+      throw ParamError("eta", fmt::format("parameter 'eta' must be in (0, 1/lambda_max) = (0, {:g}) for the "
+                                          "remainder bound",
+                                          1 / lambda_max));
     }
     const long long base_steps = std::max<long long>(1, std::llround(context.params.get("t") / eta0));
     const double t = eta0 * static_cast<double>(base_steps);  // exactly k η for every step size

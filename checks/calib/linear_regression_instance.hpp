@@ -4,6 +4,8 @@
 // rotation, a target w_* ~ N(0, I), and the start w_0 = 0. Drawn from the claim's own
 // "instance" stream, so it depends on the master seed only.
 
+#include <fmt/format.h>
+
 #include <Eigen/Core>
 #include <Eigen/QR>
 #include <cmath>
@@ -45,11 +47,12 @@ inline LinearRegressionInstance make_linear_regression_instance(const RunContext
 /// Validates λ_min ≤ λ_max and η λ_max ≤ 1 (the bias bounds need 0 ≤ ηλ ≤ 1).
 inline void require_stable_step(double eta, double lambda_min, double lambda_max) {
   if (lambda_min > lambda_max) {
-    throw ParamError("lambda_min", "parameter 'lambda_min' must be at most lambda_max = " + std::to_string(lambda_max));
+    throw ParamError("lambda_min", fmt::format("parameter 'lambda_min' must be at most lambda_max = {:g}", lambda_max));
   }
   if (eta * lambda_max > 1) {
-    throw ParamError("eta", "parameter 'eta' must be in (0, 1/lambda_max] = (0, " + std::to_string(1 / lambda_max) +
-                                "] so that every eigen-direction contracts monotonically");
+    throw ParamError("eta", fmt::format("parameter 'eta' must be in (0, 1/lambda_max] = (0, {:g}] so that every "
+                                        "eigen-direction contracts monotonically",
+                                        1 / lambda_max));
   }
 }
 

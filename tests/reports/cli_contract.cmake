@@ -14,7 +14,7 @@ expect_run(0 "\"family\": \"calib\"" list --json)
 # A bad parameter: exit 2, naming the parameter and its range.
 expect_run(2 "parameter 'd' must be an integer in \\[1, 16\\]" run calib --param d=0 --budget smoke)
 expect_run(2 "parameter 'eta' must be a number in \\(0, 1\\]" run calib.sgd_mean_matches_gradient_flow --param eta=-1)
-expect_run(2 "parameter 'eta' must be in \\(0, 0.5" run calib.sgd_mean_matches_gradient_flow --param eta=0.9)
+expect_run(2 "parameter 'eta' must be in \\(0, 1/lambda_max\\] = \\(0, 0.5\\]" run calib.sgd_mean_matches_gradient_flow --param eta=0.9)
 expect_run(2 "not a number" run calib.balanced_factorisation_flow --param s=abc)
 expect_run(2 "no selected claim has a parameter 'nonsense'" run calib --param nonsense=1)
 expect_run(2 "no claim or family named 'nope'" run nope)

@@ -130,6 +130,26 @@ class BalancedFactorisationFlow final : public Claim {
     }
     plot.curves = {exact_curve, gd_curve, ode_curve};
     verdict.plots.push_back(std::move(plot));
+
+    // The same comparisons on a log scale: each error against the bound or estimate that covers it.
+    Plot errors{"errors", "Errors against their bounds", "t", "absolute error", false, true, {}};
+    Curve gd_error{"|u_GD - u| (gradient descent)", Curve::Style::points, {}, {}, {}, {}};
+    Curve gd_bound{"a-posteriori Euler bound", Curve::Style::line, {}, {}, {}, {}};
+    Curve ode_error{"|u_ODE - u| (50-digit solver)", Curve::Style::points, {}, {}, {}, {}};
+    Curve ode_estimate{"ODE error estimate", Curve::Style::line, {}, {}, {}, {}};
+    constexpr double log_floor = 1e-300;  // an exact zero has no place on a log scale
+    for (std::size_t c = 0; c < verdict.comparisons.size(); c += 2) {
+      const Comparison& ode_comparison = verdict.comparisons[c];
+      const Comparison& gd_comparison = verdict.comparisons[c + 1];
+      const double t = eta * static_cast<double>(compared_steps[c / 2]);
+      for (Curve* curve : {&gd_error, &gd_bound, &ode_error, &ode_estimate}) curve->x.push_back(t);
+      gd_error.y.push_back(std::max(gd_comparison.discrepancy(), log_floor));
+      gd_bound.y.push_back(gd_comparison.tolerance.total());
+      ode_error.y.push_back(std::max(ode_comparison.discrepancy(), log_floor));
+      ode_estimate.y.push_back(ode_comparison.tolerance.total());
+    }
+    errors.curves = {gd_error, gd_bound, ode_error, ode_estimate};
+    verdict.plots.push_back(std::move(errors));
     verdict.notes.push_back(fmt::format(
         "ODE: {} at tolerance {:g}, {} steps; reference solve at {} ({} steps); largest error estimate {}.",
         ode.method, ode_tolerance, ode.steps, theory::to_string(ode.reference_tolerance, 3), ode.reference_steps,

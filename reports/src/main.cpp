@@ -101,11 +101,13 @@ int exit_code(const std::vector<checks::Verdict>& verdicts, std::optional<Outcom
   return code;
 }
 
-void print_verdict(const checks::Verdict& verdict) {
+/// One line per verdict; with `details`, one more per comparison that did not pass.
+void print_verdict(const checks::Verdict& verdict, bool details = true) {
   const std::string name = verdict.claim_id + (verdict.mutant.empty() ? "" : " [mutant " + verdict.mutant + "]");
   fmt::print("{:<12} {}  margin {:.3g}  ({} comparisons, {:.2f} s)\n", checks::to_string(verdict.outcome), name,
              verdict.margin(), verdict.comparisons.size(), verdict.wall_seconds);
   if (!verdict.error.empty()) fmt::print("             error: {}\n", verdict.error);
+  if (!details) return;
   for (const auto& comparison : verdict.comparisons) {
     if (comparison.outcome() == Outcome::pass) continue;
     const bool beyond = comparison.outcome() == Outcome::fail;
@@ -197,7 +199,7 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
         progress.start(claim->info().id + " [mutant " + mutant.name + "]");
         entry.mutants.push_back(checks::run_claim(*claim, mutant_options));
         progress.finish();
-        print_verdict(entry.mutants.back());
+        print_verdict(entry.mutants.back(), false);
         all_good = all_good && reports::mutant_caught(entry.mutants.back());
       }
     }

@@ -53,7 +53,8 @@ std::string gnuplot_script(const checks::Plot& plot, const std::string& data_pat
   script += fmt::format("set output {}\n", quoted(svg_path));
   script += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", quoted(plot.title), quoted(plot.x_label),
                         quoted(plot.y_label));
-  script += "set grid\nset key outside right top vertical\n";
+  // Offsets keep points at the ends of the range, and their error bars, inside the frame.
+  script += "set grid\nset key outside right top vertical\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
   if (plot.log_x) script += "set logscale x\n";
   if (plot.log_y) script += "set logscale y\n";
   std::vector<std::string> parts;

@@ -40,10 +40,12 @@ class BalancedFactorisationFlow final : public Claim {
     const double s = context.params.get("s"), u0 = context.params.get("u0");
     const double eta = context.params.get("eta"), t_end = context.params.get("t_end");
     const double ode_tolerance = context.params.get("ode_tolerance");
-    if (eta * s > 0.1) {
-      throw ParamError("eta", fmt::format("parameter 'eta' must satisfy eta * s <= 0.1, i.e. eta in (0, {:g}], so "
-                                          "that one step moves u by less than the Euler bound's enclosure",
-                                          0.1 / s));
+    const double largest_eta = theory::calib::largest_resolved_step(s, u0);
+    if (eta > largest_eta) {
+      throw ParamError("eta", fmt::format("parameter 'eta' must be in (0, {:g}] for s = {:g}, u0 = {:g}: eta * "
+                                          "max|f'| along the path must stay <= 0.2 for the Euler bound to resolve "
+                                          "gradient descent",
+                                          largest_eta, s, u0));
     }
     const long long last_step = std::llround(t_end / eta);
     const double time_scale = context.mutant_is("rate_s_not_2s") ? 0.5 : 1.0;
@@ -176,7 +178,7 @@ class BalancedFactorisationFlow final : public Claim {
           {
               {"s", 1, 0, 10, false, true, "target product"},
               {"u0", 0.1, 0, 10, false, true, "balanced initial factor u0 = v0"},
-              {"eta", 0.01, 0, 0.1, false, true, "gradient-descent step; also eta * s <= 0.1"},
+              {"eta", 0.01, 0, 0.1, false, true, "gradient-descent step; also eta * max(2s, |3 u0^2 - s|) <= 0.2"},
               {"t_end", 6, 0, 20, false, true, "last compared time"},
               {"ode_tolerance", 1e-30, 1e-45, 1e-6, false, false, "ODE solver tolerance (50-digit floor 1e-47)"},
               {"resolution", 0.02, 0, 1, false, true, "detectable gradient-descent discrepancy, as a fraction of sqrt(s)"},

@@ -41,11 +41,6 @@ class DiscretisationGapFirstOrder final : public Claim {
     const double eta0 = context.params.get("eta"), sigma = context.params.get("sigma");
     const std::size_t batch = context.params.get_size("batch");
     require_stable_step(eta0, lambda_min, lambda_max);
-    if (eta0 * lambda_max >= 1) {
-      throw ParamError("eta", fmt::format("parameter 'eta' must be in (0, 1/lambda_max) = (0, {:g}) for the "
-                                          "remainder bound",
-                                          1 / lambda_max));
-    }
     const long long base_steps = std::max<long long>(1, std::llround(context.params.get("t") / eta0));
     const double t = eta0 * static_cast<double>(base_steps);  // exactly k η for every step size
     const std::size_t replicates = context.budget.pick<std::size_t>(64, 4096, 32768);

@@ -142,7 +142,7 @@ class SgdMeanMatchesGradientFlow final : public Claim {
               {"d", 4, 1, 16, true, false, "dimension"},
               {"lambda_min", 0.5, 0, 10, false, true, "smallest eigenvalue of H"},
               {"lambda_max", 2, 0, 10, false, true, "largest eigenvalue of H"},
-              {"eta", 0.02, 0, 1, false, true, "SGD step size; also eta * lambda_max <= 1"},
+              {"eta", 0.02, 0, 1, false, true, "SGD step size; also eta * lambda_max < 1"},
               {"sigma", 0.5, 0, 10, false, false, "label-noise standard deviation"},
               {"batch", 8, 1, 4096, true, false, "minibatch size"},
               {"t_end", 3, 0, 50, false, true, "physical time of the last compared point"},

@@ -29,7 +29,7 @@ std::vector<S> exact_iterates(const S& s, const S& u0, const S& eta, long long s
 RC_GTEST_PROP(EulerErrorBound, BoundsTheDistanceOfGradientDescentToTheFlow, ()) {
   const double s = *rc::gen::inRange(5, 300) / 100.0;
   const double u0 = *rc::gen::inRange(1, 250) / 100.0;
-  const double eta = *rc::gen::inRange(1, 100) / 1000.0 / s;  // eta * s <= 0.1
+  const double eta = *rc::gen::inRange(1, 101) / 100.0 * largest_resolved_step(s, u0);
   const long long steps = *rc::gen::inRange(1, 600);
   const std::vector<S> exact = exact_iterates(S(s), S(u0), S(eta), steps);
   std::vector<double> iterates;
@@ -44,7 +44,7 @@ RC_GTEST_PROP(EulerErrorBound, BoundsTheDistanceOfGradientDescentToTheFlow, ()) 
 RC_GTEST_PROP(EulerRoundingBound, BoundsTheRoundingOfDoubleIterates, ()) {
   const double s = *rc::gen::inRange(5, 300) / 100.0;
   const double u0 = *rc::gen::inRange(1, 250) / 100.0;
-  const double eta = *rc::gen::inRange(1, 100) / 1000.0 / s;
+  const double eta = *rc::gen::inRange(1, 101) / 100.0 * largest_resolved_step(s, u0);
   const long long steps = *rc::gen::inRange(1, 2000);
   // The double iterates exactly as the simulation computes them (u = v, so residual * v == residual * u).
   std::vector<double> iterates{u0};

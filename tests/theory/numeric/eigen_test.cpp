@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <type_traits>
 
 namespace dyncheck::theory {
 namespace {
@@ -45,7 +47,16 @@ class EigenAdapter : public ::testing::Test {
 };
 
 using Scalars = ::testing::Types<double, mp50, mp100>;
-TYPED_TEST_SUITE(EigenAdapter, Scalars);
+/// Short suffixes for the typed tests: the full Boost type names make 300-character test names.
+struct ScalarName {
+  template <class S>
+  static std::string GetName(int /*index*/) {
+    if constexpr (std::is_same_v<S, double>) return "double";
+    if constexpr (std::is_same_v<S, mp50>) return "mp50";
+    return "mp100";
+  }
+};
+TYPED_TEST_SUITE(EigenAdapter, Scalars, ScalarName);
 
 TYPED_TEST(EigenAdapter, NumTraitsLowestIsMinusMaxNotTheSmallestPositiveNumber) {
   using S = TypeParam;

@@ -76,22 +76,41 @@ inline double max_abs_field(double s, double a, double b) {
   return largest;
 }
 
+/// A radius r such that the flow started anywhere in [a, b] stays in [a − r, b + r] for a time η.
+/// A candidate r is proved when η max|f| over [a − r, b + r] ≤ r: leaving that interval would
+/// take a time of at least r / max|f| ≥ η.  Candidates start at twice the step from [a, b] and
+/// double; a field that keeps outrunning them means η is too large for the bound to say anything.
+inline double flow_reach(double s, double eta, double a, double b) {
+  double reach = 2 * eta * max_abs_field(s, a, b) + 1e-300;
+  for (int attempt = 0; attempt < 8; ++attempt, reach *= 2) {
+    if (eta * max_abs_field(s, a - reach, b + reach) <= reach) return reach;
+  }
+  throw std::invalid_argument("euler_error_bound: the flow leaves every enclosure within one step; eta is too large");
+}
+
 }  // namespace detail
+
+/// The largest step η with \f$ \eta \max_{u} |f'(u)| \le 0.2 \f$ along the balanced path from u_0
+/// to √s, where \f$ f'(u) = s - 3u^2 \f$ ranges over [s − 3 max(u_0², s), s − 3 min(u_0², s)], so
+/// \f$ \max |f'| = \max(2s, |3u_0^2 - s|) \f$.  Within it gradient descent is monotone and the Euler
+/// bound below stays of order η; beyond it the bound's enclosures grow faster than they are resolved.
+inline double largest_resolved_step(double s, double u0) {
+  return 0.2 / std::max(2 * s, std::abs(3 * u0 * u0 - s));
+}
 
 /// A-posteriori bound on |u(kη) − u_k| for gradient descent u_{k+1} = u_k + η f(u_k) on the
 /// balanced line, given its iterates. If the flow is within ε_k of u_k, then Taylor's theorem
 /// with f Lipschitz on the enclosure U_k = [u_k − ε_k, u_k + ε_k] gives
 /// \f[ \varepsilon_{k+1} = \varepsilon_k \max_{z\in U_k} |1 + \eta f'(z)|
 ///      + \tfrac{\eta^2}{2} \max_{z \in V_k} |f'(z) f(z)| \f]
-/// where V_k widens U_k by η max|f| (the flow cannot move further within one step).
+/// where V_k widens U_k by a proved one-step reach of the flow (detail::flow_reach).
 /// Evaluated in double: its own rounding (relative 1e-15) is far below the bound.
 inline std::vector<double> euler_error_bound(const std::vector<double>& iterates, double s, double eta) {
   std::vector<double> bound(iterates.size(), 0.0);
   for (std::size_t k = 0; k + 1 < iterates.size(); ++k) {
     const double a = iterates[k] - bound[k];
     const double b = iterates[k] + bound[k];
-    const double reach = eta * detail::max_abs_field(s, a - 1, b + 1);  // |f| over a generous enclosure
-    if (!(reach < 1)) throw std::invalid_argument("euler_error_bound: eta * max|f| must stay below 1");
+    const double reach = detail::flow_reach(s, eta, a, b);
     bound[k + 1] = bound[k] * detail::max_euler_amplification(s, eta, a, b) +
                    eta * eta / 2 * detail::max_second_derivative(s, a - reach, b + reach);
   }

@@ -69,7 +69,7 @@ std::string outcome_counts(const std::vector<Comparison>& comparisons) {
 void claim_section(std::string& out, const ClaimReport& claim) {
   const checks::ClaimInfo& info = claim.info;
   const Verdict& verdict = claim.verdict;
-  out += fmt::format("\n## {}\n\n", info.id);
+  out += fmt::format("\n### {}\n\n", info.id);
   out += fmt::format("**Verdict: {}** (margin {}; {}) · time {}\n\n", checks::to_string(verdict.outcome),
                      short_number(verdict.margin()), outcome_counts(verdict.comparisons), seconds(verdict.wall_seconds));
   if (!verdict.error.empty()) out += fmt::format("**Error:** {}\n\n", verdict.error);
@@ -81,7 +81,7 @@ void claim_section(std::string& out, const ClaimReport& claim) {
   }
   if (!info.latex.empty()) out += fmt::format("\n$$\n{}\n$$\n", info.latex);
 
-  out += "\n### Parameters\n\n| name | value | valid range | meaning |\n|---|---|---|---|\n";
+  out += "\n#### Parameters\n\n| name | value | valid range | meaning |\n|---|---|---|---|\n";
   for (const checks::ParamSpec& spec : info.params) {
     double value = spec.default_value;
     for (const auto& [name, used] : verdict.params) {
@@ -93,7 +93,7 @@ void claim_section(std::string& out, const ClaimReport& claim) {
                      verdict.false_failure_rate);
 
   if (!verdict.comparisons.empty()) {
-    out += "\n### Comparisons\n\n"
+    out += "\n#### Comparisons\n\n"
            "| quantity | theory ± numerical error | measured ± half-width | discrepancy | tolerance = numerical + bias + "
            "statistical | resolution | margin | verdict |\n|---|---|---|---|---|---|---|---|\n";
     for (const Comparison& c : verdict.comparisons) {
@@ -104,15 +104,15 @@ void claim_section(std::string& out, const ClaimReport& claim) {
                          short_number(c.tolerance.bias.value), short_number(c.tolerance.statistical.value),
                          short_number(c.resolution), short_number(c.margin()), checks::to_string(c.outcome()));
     }
-    out += "\n### Where the tolerance comes from\n\n";
+    out += "\n#### Where the tolerance comes from\n\n";
     tolerance_reasons(out, verdict.comparisons);
   }
   if (!verdict.notes.empty()) {
-    out += "\n### Notes\n\n";
+    out += "\n#### Notes\n\n";
     for (const std::string& note : verdict.notes) out += "- " + note + "\n";
   }
   if (!claim.mutants.empty()) {
-    out += "\n### Mutants\n\nEach mutant is a deliberately wrong theory; the check must FAIL it.\n\n"
+    out += "\n#### Mutants\n\nEach mutant is a deliberately wrong theory; the check must FAIL it.\n\n"
            "| mutant | what is wrong | verdict | margin | caught |\n|---|---|---|---|---|\n";
     for (std::size_t m = 0; m < claim.mutants.size(); ++m) {
       const Verdict& mutant = claim.mutants[m];
@@ -123,11 +123,28 @@ void claim_section(std::string& out, const ClaimReport& claim) {
     }
   }
   if (!verdict.plots.empty()) {
-    out += "\n### Plots\n\n";
+    out += "\n#### Plots\n\n";
     for (const checks::Plot& plot : verdict.plots) {
       out += fmt::format("![{}]({})\n\n", plot.title, plot_path(info.id, plot.name));
     }
   }
+}
+
+void family_section(std::string& out, const std::string& family, const std::vector<ClaimReport>& claims) {
+  std::vector<const ClaimReport*> members;
+  for (const ClaimReport& claim : claims) {
+    if (claim.info.family == family) members.push_back(&claim);
+  }
+  std::size_t passed = 0, mutants = 0, caught = 0;
+  for (const ClaimReport* claim : members) {
+    passed += claim->verdict.outcome == Outcome::pass ? 1 : 0;
+    mutants += claim->mutants.size();
+    caught += static_cast<std::size_t>(std::count_if(claim->mutants.begin(), claim->mutants.end(),
+                                                     [](const Verdict& v) { return mutant_caught(v); }));
+  }
+  out += fmt::format("\n## Family `{}`: {}\n\n{} of {} claims pass; {} of {} mutants caught.\n", family,
+                     members.front()->info.paper, passed, members.size(), caught, mutants);
+  for (const ClaimReport* claim : members) claim_section(out, *claim);
 }
 
 }  // namespace
@@ -154,7 +171,16 @@ std::string to_markdown(const Report& report) {
       "(below 1 passes). A claim is INCONCLUSIVE when its tolerance is wider than the discrepancy it promises to "
       "resolve.\n",
       passed, report.claims.size());
-  for (const ClaimReport& claim : report.claims) claim_section(out, claim);
+  // One section per family, in registration order, so that a paper's claims read together.
+  std::vector<std::string> families;
+  for (const ClaimReport& claim : report.claims) {
+    if (std::find(families.begin(), families.end(), claim.info.family) == families.end()) {
+      families.push_back(claim.info.family);
+    }
+  }
+  for (const std::string& family : families) {
+    family_section(out, family, report.claims);
+  }
   return out;
 }
 

@@ -55,5 +55,25 @@ TEST(Markdown, MutantThatPassesIsFlaggedAsNotCaught) {
   EXPECT_NE(text.find("| 0/1 |"), std::string::npos);
 }
 
+TEST(Markdown, ClaimsAreGroupedIntoOneSectionPerFamilyInRegistrationOrder) {
+  Report report = one_claim_report(checks::Outcome::fail);
+  ClaimReport other = report.claims.front();
+  other.info.id = "other.claim";
+  other.info.family = "other";
+  other.info.paper = "Another paper";
+  report.claims.push_back(other);
+  ClaimReport second = report.claims.front();
+  second.info.id = "fam.second_claim";
+  report.claims.push_back(second);
+  const std::string text = to_markdown(report);
+  const auto fam = text.find("## Family `fam`: A paper\n\n2 of 2 claims pass; 2 of 2 mutants caught.");
+  const auto other_family = text.find("## Family `other`: Another paper");
+  ASSERT_NE(fam, std::string::npos) << text;
+  ASSERT_NE(other_family, std::string::npos) << text;
+  EXPECT_LT(fam, text.find("### fam.some_claim"));
+  EXPECT_LT(text.find("### fam.second_claim"), other_family);
+  EXPECT_LT(other_family, text.find("### other.claim"));
+}
+
 }  // namespace
 }  // namespace dyncheck::reports

@@ -50,8 +50,11 @@ class FastPhaseLanding final : public Claim {
     Plot plot{"landing", "Fast phase: (alpha, beta) from zero correlation, landing on alpha beta = 1", "alpha", "beta",
               false, false, {}};
     for (std::size_t i = 0; i < instances; ++i) {
-      const sim::scb::Instance sim_inst = draw_instance(context, "landing", i,
-                                                        {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
+      // Instance 0 has q uniform on its support (rho_k = 1/Q - 1/T); the others Dirichlet(1) weights, so
+      // that rho_bar, on which the symmetric dynamics depends, varies across instances.
+      sim::scb::InstanceOptions options{static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)};
+      options.q_uniform = i == 0;
+      const sim::scb::Instance sim_inst = draw_instance(context, "landing", i, options);
       const auto inst_d = to_theory<double>(sim_inst);
       const auto c_d = tscb::constants(inst_d);
       const double a = eta * c_d.rho_bar, b = eta_A_K_P;

@@ -59,8 +59,11 @@ class LinearisedClosedForm final : public Claim {
 
     Verdict verdict;
     for (std::size_t i = 0; i < instances; ++i) {
-      const sim::scb::Instance sim_inst = draw_instance(context, "linear", i,
-                                                        {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
+      // Instance 0 has q uniform on its support (rho_k = 1/Q - 1/T); the others Dirichlet(1) weights, so
+      // that rho_bar, on which the symmetric dynamics depends, varies across instances.
+      sim::scb::InstanceOptions options{static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)};
+      options.q_uniform = i == 0;
+      const sim::scb::Instance sim_inst = draw_instance(context, "linear", i, options);
       const auto inst_d = to_theory<double>(sim_inst);
       const auto c_d = tscb::constants(inst_d);
       const double eta_A = eta / (c_d.rho_bar * c_d.K_P);  // normalised: coupling rho_bar eta_A K_P = eta

@@ -56,8 +56,11 @@ class SlowPhaseRate final : public Claim {
     Verdict verdict;
     Plot plot{"slow_phase", "Slow phase: |1 - alpha| against steps", "step", "|1 - alpha|", false, true, {}};
     for (std::size_t i = 0; i < instances; ++i) {
-      const sim::scb::Instance sim_inst = draw_instance(context, "slow", i,
-                                                        {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
+      // Instance 0 has q uniform on its support (rho_k = 1/Q - 1/T); the others Dirichlet(1) weights, so
+      // that rho_bar, on which the symmetric dynamics depends, varies across instances.
+      sim::scb::InstanceOptions options{static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)};
+      options.q_uniform = i == 0;
+      const sim::scb::Instance sim_inst = draw_instance(context, "slow", i, options);
       const auto inst_d = to_theory<double>(sim_inst);
       const auto c_d = tscb::constants(inst_d);
       const double a = eta * c_d.rho_bar, b = eta_A_K_P, eps = eta / Td;

@@ -1,0 +1,34 @@
+#pragma once
+// The scb family: Sparse Contextual Bigrams with a one-layer linear transformer (Ren, Wang, Lee,
+// NeurIPS 2024; specs/scb.md). Claims are numbered as in specs/scb.md §8.
+
+#include <memory>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/registry.hpp"
+
+namespace dyncheck::checks::scb {
+
+std::unique_ptr<Claim> make_population_gd_equals_reduced_recurrences();  // 2
+std::unique_ptr<Claim> make_gd_to_flow_first_order();                    // 3
+std::unique_ptr<Claim> make_linearised_closed_form();                    // 4
+std::unique_ptr<Claim> make_escape_time_log_T();                         // 5
+std::unique_ptr<Claim> make_fast_phase_landing();                        // 6
+std::unique_ptr<Claim> make_slow_phase_rate();                           // 7
+std::unique_ptr<Claim> make_sign_branch();                               // 8
+std::unique_ptr<Claim> make_transfer_skips_stage_one();                  // 9
+std::unique_ptr<Claim> make_softmax_preconditioner_concentrates();       // 16
+
+inline void register_claims(Registry& registry) {
+  registry.add(make_population_gd_equals_reduced_recurrences());
+  registry.add(make_gd_to_flow_first_order());
+  registry.add(make_linearised_closed_form());
+  registry.add(make_escape_time_log_T());
+  registry.add(make_fast_phase_landing());
+  registry.add(make_slow_phase_rate());
+  registry.add(make_sign_branch());
+  registry.add(make_transfer_skips_stage_one());
+  registry.add(make_softmax_preconditioner_concentrates());
+}
+
+}  // namespace dyncheck::checks::scb

@@ -1,0 +1,112 @@
+// Minibatch SGD steps on the linear SCB model (see optimizers.hpp).
+
+#include "dyncheck/sim/scb/optimizers.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "dyncheck/sim/detail/throw_invalid_argument.hpp"
+
+namespace dyncheck::sim::scb {
+
+namespace {
+
+using detail::throw_invalid_argument;
+
+void check_rates(const char* where, double eta, double eta_A) {
+  if (!std::isfinite(eta) || eta < 0.0) throw_invalid_argument(where, "eta must be finite and >= 0", eta);
+  if (!std::isfinite(eta_A) || eta_A < 0.0) throw_invalid_argument(where, "eta_A must be finite and >= 0", eta_A);
+}
+
+void soft_threshold(LinearModel& model, const Eigen::VectorXd& mu, double eta_A, double lambda) {
+  for (Eigen::Index k = 0; k < model.A.cols(); ++k) {
+    const double threshold = eta_A * lambda / mu(k);
+    double* a = model.A.col(k).data();
+    for (Eigen::Index t = 0; t < model.A.rows(); ++t) {
+      a[t] = a[t] > threshold ? a[t] - threshold : a[t] < -threshold ? a[t] + threshold : 0.0;
+    }
+  }
+}
+
+}  // namespace
+
+double draw_batch_gradient(const LinearModel& model, const Sampler& sampler, long long B, Rng& rng,
+                           SgdWorkspace& workspace) {
+  constexpr const char* where = "scb::draw_batch_gradient";
+  if (B < 1) throw_invalid_argument(where, "batch size B must be >= 1", static_cast<double>(B));
+  const Eigen::Index n = sampler.N();
+  if (model.V.rows() != n || model.V.cols() != n || model.A.rows() != sampler.T() || model.A.cols() != n) {
+    throw_invalid_argument(where, "model shapes (V N x N, A T x N) must match the sampler's instance");
+  }
+  if (workspace.sums.V.rows() != n || workspace.sums.A.rows() != sampler.T()) {
+    throw_invalid_argument(where, "workspace shapes must match the sampler's instance");
+  }
+  workspace.sums.clear();
+  for (long long b = 0; b < B; ++b) {
+    sampler.sample_into(workspace.example, rng);
+    accumulate_gradient(model, workspace.example, workspace.sums);
+  }
+  return workspace.sums.loss_sum / static_cast<double>(B);
+}
+
+void apply_gradient_step(LinearModel& model, const Eigen::VectorXd& mu, const BatchGradient& sums, double eta,
+                         double eta_A, UpdateRule rule) {
+  if (sums.samples < 1) throw_invalid_argument("scb::apply_gradient_step", "the gradient sums hold no sample");
+  const double inverse_batch = 1.0 / static_cast<double>(sums.samples);
+  if (rule.precondition) {
+    for (Eigen::Index j = 0; j < model.V.cols(); ++j) model.V.col(j) -= (eta * inverse_batch / mu(j)) * sums.V.col(j);
+  } else {
+    model.V -= (eta * inverse_batch) * sums.V;
+  }
+  for (const int k : sums.touched) {
+    const double scale = eta_A * inverse_batch / (rule.precondition ? mu(k) : 1.0);
+    const auto g = sums.A.col(k);
+    const double shift = rule.project ? g.mean() : 0.0;
+    model.A.col(k) -= scale * (g.array() - shift).matrix();
+  }
+}
+
+double stage1_sgd_step(LinearModel& model, const Instance& instance, const Sampler& sampler, long long B,
+                       double eta, double eta_A, Rng& rng, SgdWorkspace& workspace) {
+  check_rates("scb::stage1_sgd_step", eta, eta_A);
+  const double loss = draw_batch_gradient(model, sampler, B, rng, workspace);
+  apply_gradient_step(model, instance.mu, workspace.sums, eta, eta_A, {.precondition = true, .project = true});
+  return loss;
+}
+
+double stage1_sgd_step(LinearModel& model, const Instance& instance, const Sampler& sampler, long long B,
+                       double eta, double eta_A, Rng& rng) {
+  SgdWorkspace workspace(sampler.N(), sampler.T());
+  return stage1_sgd_step(model, instance, sampler, B, eta, eta_A, rng, workspace);
+}
+
+double stage2_prox_sgd_step(LinearModel& model, const Instance& instance, const Sampler& sampler, long long B,
+                            double eta, double eta_A, double lambda, Rng& rng, SgdWorkspace& workspace) {
+  if (!std::isfinite(lambda) || lambda < 0.0) {
+    throw_invalid_argument("scb::stage2_prox_sgd_step", "lambda must be finite and >= 0", lambda);
+  }
+  const double loss = stage1_sgd_step(model, instance, sampler, B, eta, eta_A, rng, workspace);
+  soft_threshold(model, instance.mu, eta_A, lambda);
+  return loss;
+}
+
+double stage2_prox_sgd_step(LinearModel& model, const Instance& instance, const Sampler& sampler, long long B,
+                            double eta, double eta_A, double lambda, Rng& rng) {
+  SgdWorkspace workspace(sampler.N(), sampler.T());
+  return stage2_prox_sgd_step(model, instance, sampler, B, eta, eta_A, lambda, rng, workspace);
+}
+
+double plain_sgd_step(LinearModel& model, const Sampler& sampler, long long B, double eta, double eta_A, Rng& rng,
+                      SgdWorkspace& workspace) {
+  check_rates("scb::plain_sgd_step", eta, eta_A);
+  const double loss = draw_batch_gradient(model, sampler, B, rng, workspace);
+  apply_gradient_step(model, Eigen::VectorXd(), workspace.sums, eta, eta_A, {.precondition = false, .project = false});
+  return loss;
+}
+
+double plain_sgd_step(LinearModel& model, const Sampler& sampler, long long B, double eta, double eta_A, Rng& rng) {
+  SgdWorkspace workspace(sampler.N(), sampler.T());
+  return plain_sgd_step(model, sampler, B, eta, eta_A, rng, workspace);
+}
+
+}  // namespace dyncheck::sim::scb

@@ -1,0 +1,100 @@
+// Tests of sim/scb/model.hpp: per-sample gradients against a dense one-hot computation, and the
+// population gradient of population_gd.hpp against Monte-Carlo means of per-sample gradients.
+
+#include "dyncheck/sim/scb/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dyncheck/sim/scb/instance.hpp"
+#include "dyncheck/sim/scb/population_gd.hpp"
+#include "dyncheck/sim/scb/sampler.hpp"
+
+namespace dyncheck::sim::scb {
+namespace {
+
+Instance test_instance(std::uint64_t seed, int N, int T, int Q) {
+  Rng rng(seed);
+  return random_instance({.N = N, .T = T, .Q = Q, .dirichlet_concentration = 0.6, .identity_mix = 0.1,
+                          .q_uniform = false},
+                         rng);
+}
+
+LinearModel perturbed_model(const Instance& instance, std::uint64_t seed, double scale) {
+  Rng rng(seed);
+  LinearModel model = initial_model(instance);
+  auto u = [&rng] { return static_cast<double>(rng() >> 11U) * 0x1.0p-53 - 0.5; };
+  for (Eigen::Index i = 0; i < model.V.size(); ++i) model.V.data()[i] += scale * u();
+  for (Eigen::Index i = 0; i < model.A.size(); ++i) model.A.data()[i] += scale * u() / static_cast<double>(instance.T);
+  return model;
+}
+
+TEST(SimScbModel, PerSampleGradientMatchesDenseOneHot) {
+  const Instance instance = test_instance(1, 5, 17, 3);
+  const Sampler sampler(instance);
+  const LinearModel model = perturbed_model(instance, 2, 1.0);
+  Rng rng(3);
+  for (int i = 0; i < 50; ++i) {
+    const Example example = sampler.sample(rng);
+    BatchGradient sums(instance.N(), instance.T);
+    const double loss = accumulate_gradient(model, example, sums);
+    Eigen::MatrixXd X = Eigen::MatrixXd::Zero(instance.N(), instance.T);
+    for (int t = 0; t < instance.T; ++t) X(example.tokens[static_cast<std::size_t>(t)], t) = 1.0;
+    const Eigen::VectorXd a = model.A.col(example.query);
+    Eigen::VectorXd r = -model.V * X * a;
+    r(example.output) += 1.0;
+    const Eigen::MatrixXd grad_V = -r * (X * a).transpose();
+    Eigen::MatrixXd grad_A = Eigen::MatrixXd::Zero(instance.T, instance.N());
+    grad_A.col(example.query) = -(model.V * X).transpose() * r;
+    EXPECT_NEAR(loss, 0.5 * r.squaredNorm(), 1e-12);
+    EXPECT_NEAR(sample_loss(model, example), loss, 1e-12);
+    EXPECT_LT((sums.V - grad_V).lpNorm<Eigen::Infinity>(), 1e-12);
+    EXPECT_LT((sums.A - grad_A).lpNorm<Eigen::Infinity>(), 1e-12);
+    EXPECT_EQ(sums.touched, std::vector<int>{example.query});
+    sums.clear();
+    EXPECT_EQ(sums.A.lpNorm<Eigen::Infinity>(), 0.0);
+    EXPECT_EQ(sums.V.lpNorm<Eigen::Infinity>(), 0.0);
+  }
+}
+
+TEST(SimScbModel, PopulationGradientIsTheMeanOfPerSampleGradients) {
+  // n iid per-sample gradients; for each of the N² + TN entries (and the loss) the z-score
+  // (mean − population)/(sd/√n) is within z* = 6 of 0. The per-sample quantities are bounded,
+  // so with n = 4e5 the CLT is accurate far into the tail; P(|Z| > 6) = 2e-9, times 1 + 9 + 18
+  // comparisons gives a false-failure rate < 1e-7.
+  const Instance instance = test_instance(4, 3, 6, 2);
+  const Sampler sampler(instance);
+  const LinearModel model = perturbed_model(instance, 5, 1.0);
+  const PopulationGradient population = population_gradient(instance, model);
+  const double population_L = population_loss(instance, model);
+  const int n = 400000;
+  const Eigen::Index entries_V = model.V.size(), entries_A = model.A.size();
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(1 + entries_V + entries_A), sum_sq = sum;
+  BatchGradient sums(instance.N(), instance.T);
+  Example example;
+  Rng rng(6);
+  Eigen::VectorXd x(sum.size());
+  for (int i = 0; i < n; ++i) {
+    sampler.sample_into(example, rng);
+    sums.clear();
+    x(0) = accumulate_gradient(model, example, sums);
+    x.segment(1, entries_V) = Eigen::Map<const Eigen::VectorXd>(sums.V.data(), entries_V);
+    x.segment(1 + entries_V, entries_A) = Eigen::Map<const Eigen::VectorXd>(sums.A.data(), entries_A);
+    sum += x;
+    sum_sq += x.cwiseProduct(x);
+  }
+  Eigen::VectorXd expected(sum.size());
+  expected(0) = population_L;
+  expected.segment(1, entries_V) = Eigen::Map<const Eigen::VectorXd>(population.V.data(), entries_V);
+  expected.segment(1 + entries_V, entries_A) = Eigen::Map<const Eigen::VectorXd>(population.A.data(), entries_A);
+  for (Eigen::Index i = 0; i < sum.size(); ++i) {
+    const double mean = sum(i) / n;
+    const double variance = (sum_sq(i) - n * mean * mean) / (n - 1);
+    const double z = (mean - expected(i)) / std::sqrt(variance / n);
+    EXPECT_LT(std::abs(z), 6.0) << "entry " << i << ": mean " << mean << " vs " << expected(i);
+  }
+}
+
+}  // namespace
+}  // namespace dyncheck::sim::scb

@@ -42,7 +42,7 @@ class AliasTable {
 
   int operator()(Rng& rng) const noexcept {
     const detail::Product128 m = detail::multiply_64x64(rng(), size_);
-    const Entry& e = entries_[m.high];
+    const Entry& e = entries_.data()[m.high];
     return m.low < e.threshold ? static_cast<int>(m.high) : e.alias;
   }
 
@@ -80,12 +80,16 @@ class Sampler {
   void sample_into(Example& example, Rng& rng) const {
     example.tokens.resize(static_cast<std::size_t>(T_));
     int* tokens = example.tokens.data();
-    for (int t = 0; t < T_; ++t) tokens[t] = mu_(rng);
-    const int k = mu_(rng);
+    // A local engine and table keep the engine state in registers through the token loop.
+    Rng local = rng;
+    const AliasTable& mu = mu_;
+    for (int t = 0; t < T_; ++t) tokens[t] = mu(local);
+    const int k = mu(local);
     const auto ku = static_cast<std::size_t>(k);
     example.query = k;
-    example.position = support_[ku][static_cast<std::size_t>(q_[ku](rng))];
-    example.output = P_columns_[static_cast<std::size_t>(tokens[example.position])](rng);
+    example.position = support_[ku][static_cast<std::size_t>(q_[ku](local))];
+    example.output = P_columns_[static_cast<std::size_t>(tokens[example.position])](local);
+    rng = local;
   }
 
   int T() const noexcept { return T_; }

@@ -6,7 +6,9 @@
 //   BM_scb_stage1_presampled/N/T    the same step on 4 batches drawn beforehand and cycled (what
 //                                   the PyTorch script times: its batches are drawn by numpy)
 //   BM_scb_sample/N/T               Sampler::sample_into alone
-//   BM_copy_bandwidth/bytes         std::memcpy of a buffer of the step's working-set size
+//   BM_copy_bandwidth/N/T           std::memcpy of a buffer of the size of the data one sample
+//                                   touches (V, its gradient, one A column and its gradient, the
+//                                   tokens: 16N² + 24T bytes, at least 32 KiB)
 // Items are samples (examples), except for BM_copy_bandwidth (bytes copied, read + write).
 // Rates are per CPU second of the (single-threaded) process, on both sides (the PyTorch script
 // uses time.process_time), because the benchmark machine is shared and wall time is inflated by
@@ -15,7 +17,7 @@
 // After the Google Benchmark run, main() runs /usr/bin/python3 bench/scb_sgd_torch.py (unless
 // --no-torch) and prints one table: samples/s of C++ and PyTorch, their ratio, and the achieved
 // fraction of the memory-bandwidth limit, i.e. samples/s × bytes touched per sample ÷ copy
-// bandwidth at the working-set size. Bytes touched per sample of the presampled step, counting
+// bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes touched per sample of the presampled step, counting
 // each pass over an array: tokens read twice (scatter into h, gather into the a-gradient) 8T,
 // the attention column 8T, the a-gradient column read + write 16T, V read twice (Vh and Vᵀr)
 // 16N², the V-gradient read + write 16N²: 32T + 32N² bytes. (With sampling, + 4T token writes.)
@@ -53,10 +55,9 @@ double bytes_per_sample(int N, int T, bool with_sampling) {
   return 32.0 * t + 32.0 * n * n + (with_sampling ? 4.0 * t : 0.0);
 }
 
-double working_set_bytes(int N, int T) {
-  // V, its gradient, A, its gradient.
-  return 8.0 * (2.0 * N * N + 2.0 * static_cast<double>(N) * T);
-}
+/// The data one sample touches: V, its gradient, one attention column and its gradient column,
+/// the tokens. This, not the whole T x N matrices, sets which cache level serves the traffic.
+double hot_set_bytes(int N, int T) { return 16.0 * N * N + 24.0 * static_cast<double>(T); }
 
 void stage1_step(benchmark::State& state, int N, int T) {
   const scb::Instance instance = bench_instance(N, T);
@@ -169,7 +170,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(name("BM_scb_stage1_step", N, T).c_str(), stage1_step, N, T);
     benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled", N, T).c_str(), stage1_presampled, N, T);
     benchmark::RegisterBenchmark(name("BM_scb_sample", N, T).c_str(), sample_only, N, T);
-    const auto bytes = static_cast<std::size_t>(std::max(working_set_bytes(N, T), 65536.0));
+    const auto bytes = static_cast<std::size_t>(std::max(hot_set_bytes(N, T), 32768.0));
     benchmark::RegisterBenchmark(("BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)).c_str(),
                                  copy_bandwidth, bytes);
   }
@@ -181,8 +182,8 @@ int main(int argc, char** argv) {
   std::map<std::pair<int, int>, double> torch;
   if (with_torch) torch = run_torch(script);
   std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better)\n", kBatch);
-  std::printf("%5s %6s | %12s %12s %12s | %12s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp", "sampler",
-              "PyTorch", "ratio", "bw frac", "bw frac*");
+  std::printf("%5s %6s | %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp", "sampler",
+              "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
   for (const auto& [N, T] : kConfigs) {
     const double step = reporter.rates[name("BM_scb_stage1_step", N, T)];
     const double presampled = reporter.rates[name("BM_scb_stage1_presampled", N, T)];
@@ -192,11 +193,13 @@ int main(int argc, char** argv) {
     const double torch_rate = t != torch.end() ? t->second : 0.0;
     const double fraction = bandwidth > 0 ? presampled * bytes_per_sample(N, T, false) / bandwidth : 0.0;
     const double fraction_step = bandwidth > 0 ? step * bytes_per_sample(N, T, true) / bandwidth : 0.0;
-    std::printf("%5d %6d | %12.4g %12.4g %12.4g | %12.4g %8.3g | %9.3f %9.3f\n", N, T, step, presampled, sampler,
-                torch_rate, torch_rate > 0 ? presampled / torch_rate : 0.0, fraction, fraction_step);
+    std::printf("%5d %6d | %12.4g %12.4g %12.4g | %12.4g %8.3g %8.3g | %9.3f %9.3f\n", N, T, step, presampled,
+                sampler, torch_rate, torch_rate > 0 ? presampled / torch_rate : 0.0,
+                torch_rate > 0 ? step / torch_rate : 0.0, fraction, fraction_step);
   }
-  std::printf("ratio = C++ presampled / PyTorch (both time the step on batches drawn beforehand).\n"
-              "bw frac = presampled samples/s x (32T + 32N^2) bytes / copy bandwidth at the working-set size;\n"
+  std::printf("ratio = C++ presampled / PyTorch (both time the step on batches drawn beforehand);\n"
+              "ratio* = C++ step including its own sampling / PyTorch step without sampling.\n"
+              "bw frac = presampled samples/s x (32T + 32N^2) bytes / copy bandwidth at the per-sample hot-set size;\n"
               "bw frac* = the same for the full step with sampling (36T + 32N^2 bytes).\n");
   benchmark::Shutdown();
   return 0;

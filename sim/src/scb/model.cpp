@@ -43,16 +43,21 @@ void scatter_attention(const int* tokens, const double* a, int T, double* h, int
     for (int t = 0; t < T; ++t) h[tokens[t]] += a[t];
     return;
   }
-  double partial[4][max_small] = {};
+  double partial[4 * max_small];  // four rows of N, zeroed only as far as used
+  double* p0 = partial;
+  double* p1 = partial + N;
+  double* p2 = partial + 2 * N;
+  double* p3 = partial + 3 * N;
+  for (int j = 0; j < 4 * N; ++j) partial[j] = 0.0;
   int t = 0;
   for (; t + 4 <= T; t += 4) {
-    partial[0][tokens[t]] += a[t];
-    partial[1][tokens[t + 1]] += a[t + 1];
-    partial[2][tokens[t + 2]] += a[t + 2];
-    partial[3][tokens[t + 3]] += a[t + 3];
+    p0[tokens[t]] += a[t];
+    p1[tokens[t + 1]] += a[t + 1];
+    p2[tokens[t + 2]] += a[t + 2];
+    p3[tokens[t + 3]] += a[t + 3];
   }
-  for (; t < T; ++t) partial[0][tokens[t]] += a[t];
-  for (int j = 0; j < N; ++j) h[j] = (partial[0][j] + partial[1][j]) + (partial[2][j] + partial[3][j]);
+  for (; t < T; ++t) p0[tokens[t]] += a[t];
+  for (int j = 0; j < N; ++j) h[j] = (p0[j] + p1[j]) + (p2[j] + p3[j]);
 }
 
 }  // namespace

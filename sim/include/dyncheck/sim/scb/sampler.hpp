@@ -43,7 +43,11 @@ class AliasTable {
   int operator()(Rng& rng) const noexcept {
     const detail::Product128 m = detail::multiply_64x64(rng(), size_);
     const Entry& e = entries_.data()[m.high];
-    return m.low < e.threshold ? static_cast<int>(m.high) : e.alias;
+    // Branch-free select: the comparison is unpredictable, and a mispredicted branch per token
+    // would cost more than the rest of the draw.
+    const auto column = static_cast<std::uint32_t>(m.high);
+    const std::uint32_t keep = 0U - static_cast<std::uint32_t>(m.low < e.threshold);
+    return static_cast<int>((column & keep) | (static_cast<std::uint32_t>(e.alias) & ~keep));
   }
 
   std::size_t size() const noexcept { return entries_.size(); }

@@ -1,0 +1,18 @@
+#pragma once
+// The scb family: Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams (specs/scb.md).
+// Claims are registered in the order of the spec's §8 list.
+
+#include <memory>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/registry.hpp"
+
+namespace dyncheck::checks::scb {
+
+std::unique_ptr<Claim> make_sgd_tracks_noise_corrected_model();  // §8 claim 11
+
+inline void register_claims(Registry& registry) {
+  registry.add(make_sgd_tracks_noise_corrected_model());
+}
+
+}  // namespace dyncheck::checks::scb

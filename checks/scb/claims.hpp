@@ -10,9 +10,11 @@
 namespace dyncheck::checks::scb {
 
 std::unique_ptr<Claim> make_sgd_tracks_noise_corrected_model();  // §8 claim 11
+std::unique_ptr<Claim> make_stage_one_batch_linear_in_T();       // §8 claim 12
 
 inline void register_claims(Registry& registry) {
   registry.add(make_sgd_tracks_noise_corrected_model());
+  registry.add(make_stage_one_batch_linear_in_T());
 }
 
 }  // namespace dyncheck::checks::scb

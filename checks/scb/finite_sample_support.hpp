@@ -1,0 +1,88 @@
+#pragma once
+// Shared pieces of the finite-sample scb claims (specs/scb.md §5, §8 claims 11-14): the random
+// instance of a claim, its copy for the theory side, and the two observables of an SGD run.
+//
+// The observables are definitions, not theory: α̂(V) = ⟨V, P⟩_Σ / K_P (§4.1) and the attention
+// correlation y = Σ_k μ_k (⟨a_k, q_k⟩ − 1/T) (§4.3), read off a simulated model in O(N² + NQ).
+
+#include <fmt/format.h>
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/params.hpp"
+#include "dyncheck/sim/random/rng.hpp"
+#include "dyncheck/sim/scb/instance.hpp"
+#include "dyncheck/sim/scb/model.hpp"
+#include "dyncheck/theory/numeric/eigen.hpp"
+#include "dyncheck/theory/scb/instance.hpp"
+
+namespace dyncheck::checks::scb {
+
+/// The claim's instance, drawn from its own stream "<claim id>/instance" of the master seed.
+inline sim::scb::Instance draw_instance(const RunContext& context, const sim::scb::InstanceOptions& options,
+                                        const std::string& name = "instance") {
+  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/" + name, 0);
+  return sim::scb::random_instance(options, rng);
+}
+
+/// Q must be in [1, T/4] (specs/scb.md §8): the sparse regime Q ≪ T the claims are about.
+inline void require_sparse_support(long long Q, long long T) {
+  if (Q > T / 4) {
+    throw ParamError("Q", fmt::format("parameter 'Q' must be an integer in [1, T/4] = [1, {}] (sparse support, "
+                                      "specs/scb.md §8)",
+                                      T / 4));
+  }
+}
+
+/// The same instance in the scalar S, with q dense (T×N): for the theory side of small T.
+template <class S>
+theory::scb::Instance<S> theory_instance(const sim::scb::Instance& instance) {
+  theory::scb::Instance<S> result;
+  result.P = instance.P.cast<S>();
+  result.mu = instance.mu.cast<S>();
+  result.q = sim::scb::dense_q(instance).cast<S>();
+  return result;
+}
+
+/// Double-precision constants used on the measurement side (§1): Σ = D − μμᵀ, K_P, K_2, ρ̄.
+struct MeasurementConstants {
+  Eigen::MatrixXd sigma;
+  double K_P = 0, K_2 = 0, rho_bar = 0;
+};
+
+inline MeasurementConstants measurement_constants(const sim::scb::Instance& instance) {
+  MeasurementConstants c;
+  c.sigma = -instance.mu * instance.mu.transpose();
+  c.sigma.diagonal() += instance.mu;
+  const Eigen::MatrixXd PS = instance.P * c.sigma;
+  c.K_P = (PS * instance.P.transpose()).trace();
+  c.K_2 = (PS * instance.P.transpose() * c.sigma).trace();
+  for (int k = 0; k < instance.N(); ++k) {
+    c.rho_bar += instance.mu[k] * (sim::scb::q_squared_norm(instance, k) - 1.0 / instance.T);
+  }
+  return c;
+}
+
+/// α̂ = ⟨V, P⟩_Σ / K_P and y = Σ_k μ_k(⟨a_k, q_k⟩ − 1/T) of a model.
+struct Observables {
+  double alpha = 0, y = 0;
+};
+
+inline Observables observe(const sim::scb::Instance& instance, const MeasurementConstants& c,
+                           const sim::scb::LinearModel& model) {
+  Observables o;
+  o.alpha = (model.V * c.sigma * instance.P.transpose()).trace() / c.K_P;
+  for (int k = 0; k < instance.N(); ++k) {
+    double overlap = 0;
+    const auto& support = instance.support[static_cast<std::size_t>(k)];
+    const auto& weight = instance.weight[static_cast<std::size_t>(k)];
+    for (std::size_t i = 0; i < support.size(); ++i) overlap += weight[i] * model.A(support[i], k);
+    o.y += instance.mu[k] * (overlap - 1.0 / instance.T);
+  }
+  return o;
+}
+
+}  // namespace dyncheck::checks::scb

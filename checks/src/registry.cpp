@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "../calib/claims.hpp"
+#include "../joma/claims.hpp"
 
 namespace dyncheck::checks {
 
@@ -54,6 +55,7 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     calib::register_claims(r);
+    joma::register_claims(r);
     return r;
   }();
   return registry;

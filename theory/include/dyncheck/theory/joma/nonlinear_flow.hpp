@@ -65,7 +65,9 @@ QuadratureValue<S> time_to_relative_precision(const S& mu, const S& epsilon) {
   if (!(mu != S(0)) || !(epsilon > S(0)) || !(epsilon < S(1))) {
     throw std::invalid_argument("time_to_relative_precision: needs mu != 0 and epsilon in (0, 1)");
   }
-  boost::math::quadrature::tanh_sinh<S> integrator;
+  // min_complement given explicitly: Boost 1.74 derives it from min_value<S>(), which for MPFR
+  // scalars ends in itrunc(inf); the integrand is smooth up to both ends, so 1e-300 loses nothing.
+  boost::math::quadrature::tanh_sinh<S> integrator(15, S(1e-300));
   S error = 0;
   const S tolerance = sqrt(std::numeric_limits<S>::epsilon());  // tanh-sinh roughly doubles digits per level
   const S smooth = integrator.integrate([&mu](const S& s) { return time_to_precision_integrand(mu, s); }, S(0),
@@ -77,7 +79,9 @@ QuadratureValue<S> time_to_relative_precision(const S& mu, const S& epsilon) {
 template <class S>
 QuadratureValue<S> time_to_precision_offset(const S& mu) {
   using std::sqrt;
-  boost::math::quadrature::tanh_sinh<S> integrator;
+  // min_complement given explicitly: Boost 1.74 derives it from min_value<S>(), which for MPFR
+  // scalars ends in itrunc(inf); the integrand is smooth up to both ends, so 1e-300 loses nothing.
+  boost::math::quadrature::tanh_sinh<S> integrator(15, S(1e-300));
   S error = 0;
   const S value = integrator.integrate([&mu](const S& s) { return time_to_precision_integrand(mu, s); }, S(0), S(1),
                                        sqrt(std::numeric_limits<S>::epsilon()), &error);

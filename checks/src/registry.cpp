@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "../calib/claims.hpp"
+#include "../joma/claims.hpp"
 #include "../scb/claims.hpp"
 
 namespace dyncheck::checks {
@@ -55,6 +56,7 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     calib::register_claims(r);
+    joma::register_claims(r);
     scb::register_claims(r);
     return r;
   }();

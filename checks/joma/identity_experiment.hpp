@@ -1,0 +1,170 @@
+#pragma once
+// The experiment behind the exact per-step invariant claims (specs/joma.md §2 "General form",
+// §7 claims 1-3 and the near-orthogonal control): minibatch SGD on the JoMA block, with the
+// invariant and its predicted per-step change evaluated by theory/joma at every step.
+
+#include <fmt/format.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dyncheck/checks/params.hpp"
+#include "dyncheck/sim/joma/data.hpp"
+#include "dyncheck/sim/joma/embeddings.hpp"
+#include "dyncheck/sim/joma/sgd.hpp"
+#include "dyncheck/sim/random/fill_standard_normal.hpp"
+#include "dyncheck/theory/joma/invariants.hpp"
+#include "dyncheck/theory/joma/softmax_invariant.hpp"
+
+namespace dyncheck::checks::joma {
+
+struct IdentitySetting {
+  sim::joma::AttentionKernel kernel = sim::joma::AttentionKernel::exp;
+  Eigen::Index tokens = 20, hidden = 20, extra_dimensions = 10, batch = 4;
+  int classes = 5;
+  double temperature = 0.7, rate_ratio = 1.5, eta_w = 0.1, init_scale = 0.1, alpha = 1.0;
+  sim::joma::Activation activation = sim::joma::Activation::leaky_relu;
+  sim::joma::Loss loss = sim::joma::Loss::cross_entropy;
+  long long steps = 2000;
+  double momentum = 0, weight_decay = 0;
+  double embedding_perturbation = -1;  ///< < 0: random orthonormal U; else perturbed_embeddings(ε)
+  bool full_batch = false;             ///< one fixed Dirichlet batch for every step (deterministic GD)
+  /// Coefficient multiplying κ_z/2 in the exp invariant (1: the theorem; 0.9: the "0.45" mutant).
+  double coefficient_factor = 1;
+  /// Linear kernel: whether the predicted change keeps its (Δz)² term (false: a mutant).
+  bool keep_dz_squared = true;
+};
+
+struct IdentityRun {
+  double worst_residual = 0;  ///< max_t |I_t - I_0 - P_t|_∞, P_t the summed predicted changes
+  double roundoff_bound = 0;  ///< max_t of the a-priori round-off bound (see roundoff_factor)
+  double max_abs_z = 0;
+  double final_defect = 0;      ///< |I_T - I_0|_∞: the continuous-time invariant's violation
+  double final_balance = 0;     ///< |κ/2 Σ_k (v_k(T)^2 - v_k(0)^2)|_∞ (what the invariant balances)
+  double mean_abs_cosine = 0;
+  std::vector<double> times, correlation;  ///< NC(z_t, ẑ_t) for plots
+  Eigen::VectorXd z_final, z_hat_final;
+};
+
+/// Kernel-dependent constants: κ_z = η_z/(η_w T) for exp, ρ = η_z/η_w for linear.
+inline double invariant_kappa(const IdentitySetting& s) {
+  return s.kernel == sim::joma::AttentionKernel::linear ? s.rate_ratio : s.rate_ratio / s.temperature;
+}
+
+/// Round-off allowance per unit magnitude: γ_n = n u/(1 - n u) with n = 2(d + M_C + K) + 8, the
+/// longest chain of dependent operations in one step (backward dot products over d, M_C and K,
+/// the invariant's sum over K, and the few updates), charged to every magnitude that enters the
+/// identity (Higham, Accuracy and Stability, §3.1: a first-order worst-case bound).
+inline double roundoff_factor(const IdentitySetting& s) {
+  const double n = 2.0 * static_cast<double>(s.tokens + 1 + s.extra_dimensions + s.tokens + s.hidden) + 8.0;
+  const double u = std::numeric_limits<double>::epsilon() / 2;
+  return n * u / (1 - n * u);
+}
+
+inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& rng, long long record_every = 0) {
+  using sim::joma::AttentionKernel;
+  const Eigen::Index d = s.tokens + 1 + s.extra_dimensions;
+  const sim::joma::Embeddings U = s.embedding_perturbation < 0
+                                      ? sim::joma::random_orthonormal_embeddings(d, s.tokens, rng)
+                                      : sim::joma::perturbed_embeddings(d, s.tokens, s.embedding_perturbation, rng);
+  Eigen::VectorXd readout_entries(s.classes * s.hidden), loss_entries(s.classes * s.classes);
+  sim::fill_standard_normal(rng, readout_entries);
+  sim::fill_standard_normal(rng, loss_entries);
+  sim::joma::Readout readout{Eigen::Map<Eigen::MatrixXd>(readout_entries.data(), s.classes, s.hidden) /
+                                 std::sqrt(static_cast<double>(s.hidden)),
+                             Eigen::Map<Eigen::MatrixXd>(loss_entries.data(), s.classes, s.classes)};
+  const bool linear = s.kernel == AttentionKernel::linear;
+  const sim::joma::JomaBlock block(U, {s.kernel, s.activation, s.loss, linear ? 1.0 : s.temperature, 0.1}, readout,
+                                   s.hidden);
+  sim::joma::BlockParameters p = sim::joma::gaussian_parameters(s.tokens, d, s.hidden, s.init_scale, s.init_scale, rng);
+  if (linear) p.z.array() += 1.0;  // away from z = 0, where z^2 carries no information (§7 claim 2)
+  sim::joma::JomaSgd sgd({s.rate_ratio * s.eta_w, s.eta_w, s.momentum, s.weight_decay});
+  const sim::joma::Batch fixed = sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng);
+
+  const double kappa = invariant_kappa(s);
+  const double kappa_used = kappa * s.coefficient_factor;
+  auto invariant = [&](const Eigen::VectorXd& z, const Eigen::MatrixXd& V) -> Eigen::VectorXd {
+    return linear ? theory::joma::linear_invariant<double>(z, V, kappa_used)
+                  : theory::joma::exp_invariant<double>(z, V, kappa_used);
+  };
+  auto magnitude = [&](const Eigen::VectorXd& z, const Eigen::MatrixXd& V) {
+    const Eigen::ArrayXd sq = V.array().square().rowwise().sum();
+    return linear ? (z.array().square() + kappa * sq).maxCoeff() : (z.array().abs() + kappa / 2 * sq).maxCoeff();
+  };
+
+  IdentityRun run;
+  run.mean_abs_cosine = sim::joma::mean_absolute_cosine(U);
+  Eigen::MatrixXd V = U.contextual.transpose() * p.W;
+  const Eigen::MatrixXd V_initial = V;
+  const Eigen::VectorXd I0 = invariant(p.z, V);
+  const double S0 = magnitude(p.z, V);
+  Eigen::VectorXd predicted = Eigen::VectorXd::Zero(s.tokens);
+  double step_magnitudes = 0;
+  const double gamma = roundoff_factor(s);
+  auto record = [&](long long t) {
+    if (linear) {
+      const Eigen::VectorXd rhs = I0 + kappa * V.array().square().rowwise().sum().matrix();
+      run.correlation.push_back(theory::joma::normalised_correlation<double>(p.z.array().square().matrix(), rhs));
+    } else {
+      const Eigen::VectorXd z_hat = I0 + kappa / 2 * V.array().square().rowwise().sum().matrix();
+      run.correlation.push_back(theory::joma::normalised_correlation<double>(p.z, z_hat));
+    }
+    run.times.push_back(static_cast<double>(t) * s.eta_w);
+  };
+  if (record_every > 0) record(0);
+  for (long long t = 0; t < s.steps; ++t) {
+    const Eigen::VectorXd z_before = p.z;
+    const Eigen::MatrixXd V_before = V;
+    sgd.step(block, p, s.full_batch ? fixed : sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng));
+    V.noalias() = U.contextual.transpose() * p.W;
+    Eigen::VectorXd change;
+    if (linear) {
+      change = theory::joma::linear_invariant_step_change<double>(z_before, p.z, V_before, V, kappa_used);
+      if (!s.keep_dz_squared) change -= (p.z - z_before).array().square().matrix();
+    } else {
+      change = theory::joma::exp_invariant_step_change<double>(V_before, V, kappa_used);
+    }
+    predicted += change;
+    const Eigen::ArrayXd cross = (V_before.array().abs() * (V - V_before).array().abs()).rowwise().sum();
+    const Eigen::ArrayXd z_weight =
+        linear ? Eigen::ArrayXd((p.z + z_before).array().abs()) : Eigen::ArrayXd::Ones(p.z.size());
+    step_magnitudes += ((p.z - z_before).array().abs() * z_weight + (linear ? 2 : 1) * kappa * cross).maxCoeff();
+    const Eigen::VectorXd I = invariant(p.z, V);
+    const double residual = (I - I0 - predicted).cwiseAbs().maxCoeff();
+    const double bound = gamma * (S0 + magnitude(p.z, V) + step_magnitudes);
+    if (!std::isfinite(residual)) throw std::runtime_error("non-finite invariant residual at step " + std::to_string(t));
+    run.worst_residual = std::max(run.worst_residual, residual);
+    run.roundoff_bound = std::max(run.roundoff_bound, bound);
+    run.max_abs_z = std::max(run.max_abs_z, p.z.cwiseAbs().maxCoeff());
+    if (record_every > 0 && (t + 1) % record_every == 0) record(t + 1);
+  }
+  const Eigen::VectorXd I_final = invariant(p.z, V);
+  run.final_defect = (I_final - I0).cwiseAbs().maxCoeff();
+  run.final_balance =
+      (kappa / 2 * (V.array().square() - V_initial.array().square()).rowwise().sum()).abs().maxCoeff();
+  run.z_final = p.z;
+  run.z_hat_final = linear ? Eigen::VectorXd(I0 + kappa * V.array().square().rowwise().sum().matrix())
+                           : Eigen::VectorXd(I0 + kappa / 2 * V.array().square().rowwise().sum().matrix());
+  return run;
+}
+
+/// Activation from a claim parameter (0 identity, 1 ReLU, 2 leaky ReLU, 3 SiLU, 4 tanh); -1 cycles over
+/// replicates.
+inline sim::joma::Activation activation_for(long long parameter, std::size_t replicate) {
+  const long long index = parameter < 0 ? static_cast<long long>(replicate % 5) : parameter;
+  return static_cast<sim::joma::Activation>(index);
+}
+
+/// Loss from a claim parameter (0 CE, 1 squared, 2 linear); -1 alternates CE and squared over replicates
+/// (offset from the activations' cycle). The linear loss is unbounded below: with exp attention its logits
+/// blow up in finite time (claim 5), so thousands of steps of it end in overflow; it is run only on request.
+inline sim::joma::Loss loss_for(long long parameter, std::size_t replicate) {
+  const long long index = parameter < 0 ? static_cast<long long>((replicate / 5 + replicate) % 2) : parameter;
+  return static_cast<sim::joma::Loss>(index);
+}
+
+}  // namespace dyncheck::checks::joma

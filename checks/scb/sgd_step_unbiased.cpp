@@ -125,12 +125,15 @@ class SgdStepUnbiased final : public Claim {
     const Eigen::Index n_V = N * N, n_A = static_cast<Eigen::Index>(entries.size());
     const sim::scb::Sampler sampler(instance);
     const std::size_t replicates = context.budget.pick<std::size_t>(8, 64, 256);
-    const double work = context.budget.pick(2e5, 1.6e9, 1.6e10);
-    auto samples_for = [&](double share) {
-      return static_cast<long long>(std::clamp(
-          share * work / (static_cast<double>(replicates) * static_cast<double>(2 * T + N * N + 16)), 100.0, 1e7));
+    // Samples per replicate from a work budget in units of one token operation; the unit costs
+    // include the per-step overhead (clearing sums, applying the step) measured at small T.
+    const double work = context.budget.pick(5e5, 2.4e9, 2.4e10);
+    auto samples_for = [&](double share, double units) {
+      return static_cast<long long>(std::clamp(share * work / (static_cast<double>(replicates) * units), 100.0, 1e7));
     };
-    const long long samples_a = samples_for(0.25), samples_b = samples_for(0.75);
+    const auto t_units = static_cast<double>(T), n_units = static_cast<double>(N * N);
+    const long long samples_a = samples_for(0.25, 2 * t_units + n_units + 64);
+    const long long samples_b = samples_for(0.75, 4 * t_units + 4 * n_units + 300);
 
     // Theory: [direction V (N²), direction A (selected), E Δα̂, Var Δα̂ leading order].
     const ReferenceVector theory_value = reference_vector([&]<class S>() {

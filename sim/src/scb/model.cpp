@@ -60,6 +60,11 @@ void scatter_attention(const int* tokens, const double* a, int T, double* h, int
   for (int j = 0; j < N; ++j) h[j] = (p0[j] + p1[j]) + (p2[j] + p3[j]);
 }
 
+/// grad_a[t] −= g[x_t]; the three buffers are distinct, which __restrict tells the compiler.
+void gather_gradient(const int* __restrict tokens, const double* __restrict g, int T, double* __restrict grad_a) {
+  for (int t = 0; t < T; ++t) grad_a[t] -= g[tokens[t]];
+}
+
 }  // namespace
 
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums) {
@@ -105,8 +110,7 @@ double accumulate_gradient(const LinearModel& model, const Example& example, Bat
     }
   }
   const double loss = 0.5 * sums.r.squaredNorm();
-  double* grad_a = sums.A.col(k).data();
-  for (int t = 0; t < T; ++t) grad_a[t] -= g[tokens[t]];
+  gather_gradient(tokens, g, T, sums.A.col(k).data());
   auto& count = sums.count[static_cast<std::size_t>(k)];
   if (count++ == 0) sums.touched.push_back(k);
   ++sums.samples;

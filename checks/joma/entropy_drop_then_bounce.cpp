@@ -162,7 +162,16 @@ class EntropyDropThenBounce final : public Claim {
           fmt::format("bounce H(infinity) - H_min for mu = {}", k.name), {0.0, 0.0, "strictly positive gap"},
           {H_inf - curve.H_min, 0.0, "closed form minus ODE minimum", curve.error * 10, "ODE error"}, {0.0, "none"},
           {1e-3, "detects a missing bounce (gap below 1e-3)"}, Relation::at_least));
-      plot.curves.push_back({fmt::format("mu = {}", k.name), Curve::Style::line, curve.t, curve.H, {}, {}});
+      const double shown = 8;  // the drop and the bounce happen before t = 8; the plot stops there
+      Curve shown_curve{fmt::format("mu = {}", k.name), Curve::Style::line, {}, {}, {}, {}};
+      for (std::size_t i = 0; i < curve.t.size() && curve.t[i] <= shown; ++i) {
+        shown_curve.x.push_back(curve.t[i]);
+        shown_curve.y.push_back(curve.H[i]);
+      }
+      plot.curves.push_back(std::move(shown_curve));
+      plot.curves.push_back({fmt::format("H(inf) = {:.4f}", H_inf), Curve::Style::line, {0.0, shown}, {H_inf, H_inf}, {}, {}});
+      plot.curves.push_back({fmt::format("H_min = {:.4f} at t = {:.3f}", curve.H_min, curve.t_min), Curve::Style::points,
+                             {curve.t_min}, {curve.H_min}, {}, {}});
     }
     // Control: equal μ keeps p ≡ x.
     const EntropyCurve flat = entropy_curve({{1.5, 10}}, 5, 50);

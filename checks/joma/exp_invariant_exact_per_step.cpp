@@ -8,7 +8,7 @@
 // Simulated: minibatch SGD on the JoMA block (sim/joma) for R random settings; theory/joma gives the
 // invariant and its predicted change. Tolerance: numerical only, an a-priori round-off bound
 // (identity_experiment.hpp, roundoff_factor); no bias (exact); no statistics (deterministic).
-// Controls (must break it): momentum, weight decay, non-orthogonal embeddings.
+// Controls (must break it): momentum, weight decay, non-orthogonal embeddings, a second query sharing W.
 // Mutant coefficient_045: the invariant with ½ → 0.45.
 
 #include "claims.hpp"
@@ -43,7 +43,7 @@ class ExpInvariantExactPerStep final : public Claim {
       .latex = R"(z_{t+1}-\tfrac{\kappa_z}{2}\sum_k v_{k,t+1}^2 = z_t-\tfrac{\kappa_z}{2}\sum_k v_{k,t}^2-\tfrac{\kappa_z}{2}\sum_k(\Delta v_k)^2,\ \kappa_z=\tfrac{\eta_z}{\eta_w T})",
       .simulation = "Minibatch SGD on the JoMA block (random orthonormal U, Dirichlet x, fixed random readout) for R "
                     "settings cycling over 5 activations and 3 losses; controls with momentum, weight decay and "
-                    "non-orthogonal U.",
+                    "non-orthogonal U and a second query sharing W.",
       .params = identity_params(),
       .mutants = {{"coefficient_045", "invariant z - 0.45 kappa_z sum_k v_k^2 (coefficient 1/2 -> 0.45)"}},
   };

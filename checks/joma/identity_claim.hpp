@@ -85,16 +85,20 @@ Verdict identity_verdict(const RunContext& context, sim::joma::AttentionKernel k
   struct Control {
     const char* name;
     double momentum, weight_decay, perturbation;
+    bool second_query;
   };
-  const Control controls[] = {{"momentum 0.5", 0.5, 0, -1}, {"weight decay 0.05", 0, 0.05, -1},
-                              {"non-orthogonal U (eps = 0.3)", 0, 0, 0.3}};
-  for (std::size_t c = 0; c < 3; ++c) {
+  const Control controls[] = {{"momentum 0.5", 0.5, 0, -1, false},
+                              {"weight decay 0.05", 0, 0.05, -1, false},
+                              {"non-orthogonal U (eps = 0.3)", 0, 0, 0.3, false},
+                              {"a second query sharing W", 0, 0, -1, true}};
+  for (std::size_t c = 0; c < 4; ++c) {
     const IdentityRun control = sim::run_replicates(
         context.replicates(fmt::format("control_{}", c), 1), [&](std::size_t, sim::Rng& rng) {
           IdentitySetting s = identity_setting_from(context, kernel, 2);  // leaky ReLU
           s.momentum = controls[c].momentum;
           s.weight_decay = controls[c].weight_decay;
           s.embedding_perturbation = controls[c].perturbation;
+          s.second_query = controls[c].second_query;
           return run_identity_experiment(s, rng);
         })[0];
     const double threshold = 1e-10 * std::max(1.0, control.max_abs_z) * std::sqrt(static_cast<double>(base.steps));

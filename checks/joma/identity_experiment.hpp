@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct IdentitySetting {
   long long steps = 2000;
   double momentum = 0, weight_decay = 0;
   double embedding_perturbation = -1;  ///< < 0: random orthonormal U; else perturbed_embeddings(ε)
+  /// Control: a second query token (its own logits z') whose samples update the shared W; the loss is the
+  /// mean over both queries' batches. The invariant of the first query then breaks (spec §1 Assumption 2).
+  bool second_query = false;
   bool full_batch = false;             ///< one fixed Dirichlet batch for every step (deterministic GD)
   /// Coefficient multiplying κ_z/2 in the exp invariant (1: the theorem; 0.9: the "0.45" mutant).
   double coefficient_factor = 1;
@@ -67,10 +71,17 @@ inline double roundoff_factor(const IdentitySetting& s) {
 
 inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& rng, long long record_every = 0) {
   using sim::joma::AttentionKernel;
-  const Eigen::Index d = s.tokens + 1 + s.extra_dimensions;
-  const sim::joma::Embeddings U = s.embedding_perturbation < 0
-                                      ? sim::joma::random_orthonormal_embeddings(d, s.tokens, rng)
-                                      : sim::joma::perturbed_embeddings(d, s.tokens, s.embedding_perturbation, rng);
+  const Eigen::Index d = s.tokens + 1 + s.extra_dimensions + (s.second_query ? 1 : 0);
+  sim::joma::Embeddings U, U_second;
+  if (s.second_query) {
+    // M_C + 2 orthonormal columns: U_C, u_q of the tracked query, and u_q' of the second one.
+    const sim::joma::Embeddings all = sim::joma::random_orthonormal_embeddings(d, s.tokens + 1, rng);
+    U = {all.contextual.leftCols(s.tokens), all.query};
+    U_second = {all.contextual.leftCols(s.tokens), all.contextual.col(s.tokens)};
+  } else {
+    U = s.embedding_perturbation < 0 ? sim::joma::random_orthonormal_embeddings(d, s.tokens, rng)
+                                     : sim::joma::perturbed_embeddings(d, s.tokens, s.embedding_perturbation, rng);
+  }
   Eigen::VectorXd readout_entries(s.classes * s.hidden), loss_entries(s.classes * s.classes);
   sim::fill_standard_normal(rng, readout_entries);
   sim::fill_standard_normal(rng, loss_entries);
@@ -81,6 +92,11 @@ inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& r
   const sim::joma::JomaBlock block(U, {s.kernel, s.activation, s.loss, linear ? 1.0 : s.temperature, 0.1}, readout,
                                    s.hidden);
   sim::joma::BlockParameters p = sim::joma::gaussian_parameters(s.tokens, d, s.hidden, s.init_scale, s.init_scale, rng);
+  std::optional<sim::joma::JomaBlock> second_block;
+  sim::joma::BlockParameters p_second = p;  // z' starts equal to z; W is shared (copied in every step)
+  if (s.second_query) {
+    second_block.emplace(U_second, block.spec(), readout, s.hidden);
+  }
   if (linear) p.z.array() += 1.0;  // away from z = 0, where z^2 carries no information (§7 claim 2)
   sim::joma::JomaSgd sgd({s.rate_ratio * s.eta_w, s.eta_w, s.momentum, s.weight_decay});
   const sim::joma::Batch fixed = sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng);
@@ -119,7 +135,19 @@ inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& r
   for (long long t = 0; t < s.steps; ++t) {
     const Eigen::VectorXd z_before = p.z;
     const Eigen::MatrixXd V_before = V;
-    sgd.step(block, p, s.full_batch ? fixed : sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng));
+    if (s.second_query) {
+      // Plain SGD on the mean of both queries' losses: each gradient enters with weight 1/2.
+      const sim::joma::Batch first = sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng);
+      const sim::joma::Batch second = sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng);
+      p_second.W = p.W;
+      const sim::joma::BlockGradient g1 = block.gradient(p, first);
+      const sim::joma::BlockGradient g2 = second_block->gradient(p_second, second);
+      p.z -= 0.5 * s.rate_ratio * s.eta_w * g1.z;
+      p_second.z -= 0.5 * s.rate_ratio * s.eta_w * g2.z;
+      p.W -= 0.5 * s.eta_w * (g1.W + g2.W);
+    } else {
+      sgd.step(block, p, s.full_batch ? fixed : sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng));
+    }
     V.noalias() = U.contextual.transpose() * p.W;
     Eigen::VectorXd change;
     if (linear) {

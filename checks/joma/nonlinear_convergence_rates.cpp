@@ -90,9 +90,9 @@ class NonlinearConvergenceRates final : public Claim {
       const double time_shift = theory::to_double(log(delta_q / (mp50(epsilon) * mp50(m)))) / rate_q;
       const double delta_q_d = theory::to_double(delta_q);
       verdict.comparisons.push_back(compare(
-          fmt::format("t_j(eps = {:g}) for mu_j = {:.4f}", epsilon, m),
-          {t_q, t_eps.error[0], ReferenceVector::reason},
-          {t_q + time_shift, 0.0, "deterministic ODE", error_q / (delta_q_d * rate_q),
+          fmt::format("t_ODE(delta = eps mu) - t_j(eps), eps = {:g}, mu_j = {:.4f}, t_j = {:.6g}", epsilon, m, t_q),
+          {0.0, t_eps.error[0], std::string(ReferenceVector::reason) + " (of t_j(eps))"},
+          {time_shift, 0.0, "deterministic ODE", error_q / (delta_q_d * rate_q),
            "ODE error estimate / (delta rate) (converted to time)"},
           {std::abs(time_shift) * epsilon * m * m,
            "linearisation of ln delta over the shift: relative O(mu^2 eps) of the shift"},

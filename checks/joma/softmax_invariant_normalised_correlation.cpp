@@ -95,6 +95,10 @@ class SoftmaxInvariantNormalisedCorrelation final : public Claim {
                 {worst_run.decomposition_residual, 0.0, "deterministic given the seed", worst_run.decomposition_bound,
                  "a-priori round-off bound gamma_n (|z| + kappa |V|^2 + sum_s step magnitudes), n = 2(d + M_C + K) + 8"},
                 {0.0, "none: exact per step"}, {1e-10, "spec §7 claim 4: the decomposition to 1e-10"}, Relation::at_most));
+    verdict.notes.push_back(
+        "z_hat follows the theorem (sum_k |v_k|^2 with v_k = U_C^T w_k, b_bar = x_bar); the official script uses "
+        "|W|_F^2 (including the u_q and null directions) and x_bar, which the spec found to agree in NC to 4 decimals. "
+        "C = z(0) - z_hat(0) as in the script.");
     verdict.plots.push_back(std::move(nc_plot));
     verdict.plots.push_back(std::move(scatter));
     return verdict;

@@ -110,73 +110,66 @@ BlockGradient JomaBlock::gradient(const BlockParameters& parameters, const Batch
   if (n < 1 || static_cast<std::size_t>(n) != batch.labels.size()) invalid("a batch needs N >= 1 columns and N labels");
   const bool has_readout = readout_.A.size() != 0;
   const Eigen::Index outputs = has_readout ? readout_.A.rows() : hidden_;
-
-  BlockGradient g;
-  g.b = attention(parameters.z, batch.x);
-  g.delta.resize(hidden_, n);
-  g.z = Eigen::VectorXd::Zero(m);
-  g.W = Eigen::MatrixXd::Zero(d, hidden_);
-  Eigen::VectorXd f(d), pre(hidden_), h(hidden_), o(outputs), grad_o(outputs), grad_h(hidden_), grad_b(m);
-  for (Eigen::Index s = 0; s < n; ++s) {
-    const int y = batch.labels[static_cast<std::size_t>(s)];
+  for (const int y : batch.labels) {
     if (y < 0 || (spec_.loss != Loss::linear && y >= outputs) || (spec_.loss == Loss::linear && y >= readout_.G.rows())) {
       invalid("label " + std::to_string(y) + " out of range");
     }
-    const auto b = g.b.col(s);
-    f.noalias() = embeddings_.contextual * b;
-    f += embeddings_.query;
-    pre.noalias() = parameters.W.transpose() * f;
-    for (Eigen::Index k = 0; k < hidden_; ++k) h[k] = activation_value(spec_.activation, spec_.leaky_slope, pre[k]);
-    if (has_readout) {
-      o.noalias() = readout_.A * h;
-    } else {
-      o = h;
-    }
+  }
+
+  // The whole batch at once, one sample per column, so that the products are matrix-matrix.
+  BlockGradient g;
+  g.b = attention(parameters.z, batch.x);
+  Eigen::MatrixXd F = embeddings_.contextual * g.b;  // d x N
+  F.colwise() += embeddings_.query;
+  const Eigen::MatrixXd pre = parameters.W.transpose() * F;  // K x N
+  Eigen::MatrixXd h(hidden_, n);
+  for (Eigen::Index i = 0; i < pre.size(); ++i) h.data()[i] = activation_value(spec_.activation, spec_.leaky_slope, pre.data()[i]);
+  const Eigen::MatrixXd o = has_readout ? Eigen::MatrixXd(readout_.A * h) : h;  // outputs x N
+  Eigen::MatrixXd grad_o(outputs, n);
+  for (Eigen::Index s = 0; s < n; ++s) {
+    const int y = batch.labels[static_cast<std::size_t>(s)];
     switch (spec_.loss) {
       case Loss::cross_entropy: {
-        const double shift = o.maxCoeff();
-        const Eigen::ArrayXd e = (o.array() - shift).exp();
+        const double shift = o.col(s).maxCoeff();
+        const Eigen::ArrayXd e = (o.col(s).array() - shift).exp();
         const double total = e.sum();
-        g.loss += std::log(total) + shift - o[y];
-        grad_o = e.matrix() / total;
-        grad_o[y] -= 1.0;
+        g.loss += std::log(total) + shift - o(y, s);
+        grad_o.col(s) = e.matrix() / total;
+        grad_o(y, s) -= 1.0;
         break;
       }
       case Loss::squared: {
-        grad_o = o;
-        grad_o[y] -= 1.0;
-        g.loss += 0.5 * grad_o.squaredNorm();
+        grad_o.col(s) = o.col(s);
+        grad_o(y, s) -= 1.0;
+        g.loss += 0.5 * grad_o.col(s).squaredNorm();
         break;
       }
       case Loss::linear: {
-        grad_o = -readout_.G.row(y).transpose();
-        g.loss += grad_o.dot(o);
+        grad_o.col(s) = -readout_.G.row(y).transpose();
+        g.loss += grad_o.col(s).dot(o.col(s));
         break;
       }
     }
-    if (has_readout) {
-      grad_h.noalias() = readout_.A.transpose() * grad_o;
-    } else {
-      grad_h = grad_o;
-    }
-    for (Eigen::Index k = 0; k < hidden_; ++k) {
-      g.delta(k, s) = activation_derivative(spec_.activation, spec_.leaky_slope, pre[k]) * grad_h[k];
-    }
-    g.W.noalias() += f * g.delta.col(s).transpose();
-    // Back through f = U_C b + u_q for any U (orthonormal or not), then through b(z).
-    grad_b.noalias() = embeddings_.contextual.transpose() * (parameters.W * g.delta.col(s));
-    switch (spec_.kernel) {
-      case AttentionKernel::linear: g.z += batch.x.col(s).cwiseProduct(grad_b); break;
-      case AttentionKernel::exp: g.z += b.cwiseProduct(grad_b) / spec_.temperature; break;
-      case AttentionKernel::softmax:
-        g.z += (b.cwiseProduct(grad_b) - b * b.dot(grad_b)) / spec_.temperature;
-        break;
-    }
+  }
+  g.delta = has_readout ? Eigen::MatrixXd(readout_.A.transpose() * grad_o) : grad_o;  // ∂ℓ/∂h, then ∘ φ'
+  for (Eigen::Index i = 0; i < pre.size(); ++i) {
+    g.delta.data()[i] *= activation_derivative(spec_.activation, spec_.leaky_slope, pre.data()[i]);
   }
   const double scale = 1.0 / static_cast<double>(n);
+  g.W.noalias() = scale * (F * g.delta.transpose());
+  // Back through f = U_C b + u_q for any U (orthonormal or not), then through b(z).
+  const Eigen::MatrixXd grad_b = embeddings_.contextual.transpose() * (parameters.W * g.delta);  // M_C x N
+  switch (spec_.kernel) {
+    case AttentionKernel::linear: g.z = scale * (batch.x.cwiseProduct(grad_b)).rowwise().sum(); break;
+    case AttentionKernel::exp: g.z = (scale / spec_.temperature) * (g.b.cwiseProduct(grad_b)).rowwise().sum(); break;
+    case AttentionKernel::softmax: {
+      const Eigen::RowVectorXd inner = g.b.cwiseProduct(grad_b).colwise().sum();  // bᵀ ∂ℓ/∂b per sample
+      g.z = (scale / spec_.temperature) *
+            (g.b.cwiseProduct(grad_b) - g.b * inner.asDiagonal()).rowwise().sum();
+      break;
+    }
+  }
   g.loss *= scale;
-  g.z *= scale;
-  g.W *= scale;
   return g;
 }
 

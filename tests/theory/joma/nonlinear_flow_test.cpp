@@ -60,3 +60,34 @@ TEST(TheoryJomaNonlinearFlow, RejectsBadArguments) {
 
 }  // namespace
 }  // namespace dyncheck::theory::joma
+
+// nonlinear_flow_solution.hpp: the chained solve reaches v = μ(1 − ε) exactly at the quadrature time
+// t(ε), and its error estimate covers the actual error.
+#include <dyncheck/theory/joma/nonlinear_flow_solution.hpp>
+
+namespace dyncheck::theory::joma {
+namespace {
+
+TEST(TheoryJomaNonlinearFlowSolution, ReachesQuadratureTargetWithinEstimate) {
+  for (const char* text : {"0.4", "2.6"}) {
+    const mp50 mu(text), eps("1e-5");
+    const mp50 t = time_to_relative_precision(mu, eps).value;
+    Vector<mp50> m(1), v0 = Vector<mp50>::Zero(1);
+    m << mu;
+    const NonlinearFlowSolution<mp50> sol = solve_nonlinear_flow(m, v0, {mp50(0), t}, mp50("1e-20"), mp50("0.25"), mp50(2));
+    const mp50 error = abs(sol.states[1][0] - mu * (1 - eps));
+    EXPECT_LT(to_double(error), 1e-17) << text;
+    EXPECT_LE(to_double(error), to_double(sol.error_estimate[1]) + 1e-30) << text;
+  }
+}
+
+TEST(TheoryJomaNonlinearFlowSolution, RejectsBadArguments) {
+  Vector<double> m(1), v0(1);
+  m << 1.0;
+  v0 << 0.0;
+  EXPECT_THROW(solve_nonlinear_flow<double>(m, v0, {0.0, 1.0}, 1e-8, 0.0), std::invalid_argument);
+  EXPECT_THROW(solve_nonlinear_flow<double>(m, v0, {1.0, 0.5}, 1e-8), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dyncheck::theory::joma

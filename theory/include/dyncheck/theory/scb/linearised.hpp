@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
+#include <vector>
 
 namespace dyncheck::theory::scb {
 
@@ -56,6 +58,35 @@ LinearisedPoint<S> linearised_gd(long long t, const S& eta, const S& coupling, c
   const S r = sqrt(eta * coupling);
   const S up = pow(S(1) + r, S(t)), down = pow(S(1) - r, S(t));
   return {eta / r * (up - down) / (2 * T), (up + down - S(2)) / (2 * T)};
+}
+
+/// A-posteriori bound on the linearisation error of GD from \f$x_0 = y_0 = 0\f$ ([derived]): given the
+/// exact symmetric trajectory \f$(\alpha_s, y_s = \bar\rho\beta_s)\f$, s = 0..t, with \f$\alpha_s, \beta_s \ge 0\f$,
+/// \f[ 0 \le x_t - \alpha_t \le E_t\,(x_t - x_{t-1}),\qquad 0 \le y_t - \bar\rho\beta_t \le E_t\,(y_t - y_{t-1}),
+///     \qquad E_t = \sum_{s<t}\varepsilon_s,\quad
+///     \varepsilon_s = \max\Bigl(\frac{\alpha_s/T + \alpha_s\beta_sy_s}{1/T + y_s},\ \alpha_s\beta_s\Bigr). \f]
+/// Why: the exact map is \f$z^+ = Mz + b - n(z)\f$ with M, b the (entrywise nonnegative) linear map and
+/// \f$n = (\eta(\alpha/T + \alpha\beta y),\ \bar\rho\eta_AK_P\alpha^2\beta) \ge 0\f$ the dropped terms, so
+/// \f$d_t = x^{lin}_t - z_t = \sum_{s<t}M^{t-1-s}n_s \ge 0\f$; \f$n_s \le \varepsilon_s((M - I)z_s + b) \le
+/// \varepsilon_s((M-I)x^{lin}_s + b) = \varepsilon_sM^sb\f$, hence \f$d_t \le E_tM^{t-1}b = E_t(x^{lin}_t - x^{lin}_{t-1})\f$.
+/// Returns \f$E_t\f$ for t = 0..size-1 (E_0 = 0). `alpha`, `beta` of equal length.
+template <class S>
+std::vector<S> linearisation_error_factor(const std::vector<S>& alpha, const std::vector<S>& beta, const S& rho_bar,
+                                          const S& T) {
+  if (alpha.size() != beta.size()) throw std::invalid_argument("linearisation_error_factor: alpha and beta differ in length");
+  std::vector<S> factor(alpha.size(), S(0));
+  S sum = S(0);
+  for (std::size_t s = 0; s + 1 < alpha.size(); ++s) {
+    if (alpha[s] < S(0) || beta[s] < S(0)) {
+      throw std::invalid_argument("linearisation_error_factor: the bound needs alpha, beta >= 0 along the path");
+    }
+    const S y = rho_bar * beta[s];
+    const S drift_ratio = (alpha[s] / T + alpha[s] * beta[s] * y) / (S(1) / T + y);
+    const S product = alpha[s] * beta[s];
+    sum += drift_ratio > product ? drift_ratio : product;
+    factor[s + 1] = sum;
+  }
+  return factor;
 }
 
 }  // namespace dyncheck::theory::scb

@@ -50,6 +50,64 @@ S landing_alpha(const S& eta, const S& rho_bar, const S& eta_A_K_P) {
   return sqrt(sqrt(eta * rho_bar / eta_A_K_P));
 }
 
+/// The delay of the escape behind the linearised growth, for the GD map itself ([derived]). Without the
+/// 1/T terms and on \f$I_c = 0\f$, β = α/α*² is preserved exactly by GD and α follows the 1-D map
+/// \f[ \alpha^+ = \alpha\bigl(1 + r(1 - \alpha^2/\alpha^{*2})\bigr) \f]
+/// (since ηρ̄/α*² = η_AK_Pα*² = r). Iterating it from α₀ = 10⁻⁸c, with the crossing of c placed by
+/// log-linear interpolation, gives the delay D = t_cross − ln(c/α₀)/ln(1+r) behind pure growth 1 + r.
+/// `phase_error` bounds how D moves with the phase of the start relative to the integer grid: the
+/// log-linear interpolation error at the crossing, \f$|\Delta^2\ln\alpha|/(8\,\Delta\ln\alpha)\f$ steps, doubled (the
+/// crossing of a shifted start may fall anywhere in the step). escape_nonlinear_delay is the flow
+/// estimate of D (it overestimates it by O(r) relative). Requires 0 < c < α*.
+template <class S>
+struct EscapeDelay {
+  S delay;
+  S phase_error;
+};
+
+template <class S>
+EscapeDelay<S> escape_delay_discrete(const S& c, const S& eta, const S& rho_bar, const S& eta_A_K_P) {
+  using std::abs;
+  using std::log;
+  using std::log1p;
+  const S landing = landing_alpha(eta, rho_bar, eta_A_K_P);
+  if (!(c > S(0)) || !(c < landing)) throw std::invalid_argument("escape_delay_discrete: needs 0 < c < landing_alpha");
+  const S r = growth_rate(eta, rho_bar, eta_A_K_P);
+  const S start = c / S(100000000);
+  const S capacity = landing * landing;
+  S previous = start, x = start;
+  long long t = 0;
+  while (true) {
+    const S next = x * (S(1) + r * (S(1) - x * x / capacity));
+    if (next >= c) {
+      const S step = log(next) - log(x);
+      const S fraction = (log(c) - log(x)) / step;
+      const S curvature = t > 0 ? abs(log(next) - 2 * log(x) + log(previous)) : S(0);
+      return {S(t) + fraction - log(c / start) / log1p(r), 2 * curvature / (8 * step)};
+    }
+    previous = x;
+    x = next;
+    if (++t > 10000000) throw std::runtime_error("escape_delay_discrete: no crossing in 1e7 steps");
+  }
+}
+
+/// The delay of the escape behind escape_time_linear caused by the nonlinear terms ([derived]): without
+/// the 1/T terms and on \f$I_c = 0\f$ (below), \f$\beta = \alpha/\alpha^{*2}\f$ and
+/// \f$\dot\alpha = r\alpha(1 - \alpha^2/\alpha^{*2})\f$, a logistic equation in \f$\alpha^2\f$, so α reaches c when
+/// the linear solution reaches \f$c/\sqrt{1 - c^2/\alpha^{*2}}\f$: in steps of growth factor \f$1 + r\f$,
+/// \f[ \delta_{nl} = \frac{-\ln(1 - c^2/\alpha^{*2})}{2\ln(1 + r)}. \f]
+/// An estimate for gradient descent (the logistic flow stands in for the GD map; the difference is
+/// O(r) relative). Requires \f$0 < c < \alpha^*\f$ (landing_alpha).
+template <class S>
+S escape_nonlinear_delay(const S& c, const S& eta, const S& rho_bar, const S& eta_A_K_P) {
+  using std::log;
+  using std::log1p;
+  const S landing = landing_alpha(eta, rho_bar, eta_A_K_P);
+  if (!(c > S(0)) || !(c < landing)) throw std::invalid_argument("escape_nonlinear_delay: needs 0 < c < landing_alpha");
+  const S ratio = c * c / (landing * landing);
+  return -log1p(-ratio) / (2 * log1p(growth_rate(eta, rho_bar, eta_A_K_P)));
+}
+
 /// Slow phase (§4.3): along \f$\alpha\beta = 1\f$ near (1, 1),
 /// \f[ -\frac{d\ln|1-\alpha|}{dt} = \frac{\eta}{T}\,\frac{\eta_AK_P}{\eta\bar\rho + \eta_AK_P}, \f]
 /// the leading term in 1/T of the slow eigenvalue of the linearisation at (1, 1).

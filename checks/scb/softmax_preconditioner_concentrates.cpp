@@ -1,0 +1,177 @@
+// Claim scb.softmax_preconditioner_concentrates  [paper, derived remainder]  (specs/scb.md §3.1,
+// OpenReview global response)
+//
+// For softmax attention a = σ(w) the first-order attention update is −η(diag(a) − aaᵀ)²(VX)ᵀ∇l,
+// against −ηΠ_T(VX)ᵀ∇l for linear attention. [paper]: at uniform attention (diag(a) − aaᵀ)² = Π_T/T²
+// (Π_T a projector), so the two agree up to the learning rate; once a_1 is a constant and the other
+// entries are O(1/T), the preconditioner concentrates on position 1 up to O(1/T): softmax ignores
+// low-attention positions, as ℓ1 does in stage 2.
+// [derived] the exact form: with a = (a_1, b), b_max = max_j b_j,
+//   (J²)_{ij} = δ_{ij}a_i² − a_ia_j(a_i + a_j) + a_ia_j‖a‖²,  J = diag(a) − aaᵀ,
+//   J² = (a_1(1−a_1))² e_1e_1ᵀ + R,  max|R_ij| ≤ max(a_1b_max(a_1(1−a_1) + b_max), b_max²(1 + a_1² + (3−a_1)b_max))
+//   = a_1²(1−a_1) b_max + O(b_max²) (concentrated_remainder_bound). The response writes the coefficient
+//   as a_1(1−a_1): that is J_11 itself; for J² it is squared.
+// Measured: J by central differences of the softmax (double, step 1e-6; an independent route to the
+// Jacobian), squared by matrix multiplication; logits w_1 chosen so that a_1 = a1, w_j ~ U[−spread, spread]
+// for j ≥ 2 (so b_max ≤ (1−a_1)e^{2 spread}/(T−1)), for T = 2^k.
+// Comparisons per (T, a_1): (J²)_11 against (a_1(1−a_1))² with bias R_11 ≤ a_1²(1−a_1)b_max
+// (the O(1/T) the statement neglects); max_ij|R_ij| at most the bound; at w = 0, max|J² − Π_T/T²| = 0.
+// Numerical: central-difference error of J (h²/6 max|σ'''| + 2ε/h ≤ 1e-10 per entry, summed over T
+// entries of a product row) and double rounding.
+// Mutant: coefficient_not_squared: the response's literal a_1(1−a_1) as the coefficient of e_1e_1ᵀ.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "claims.hpp"
+#include "dyncheck/checks/verdict.hpp"
+#include "dyncheck/sim/random/rng.hpp"
+#include "dyncheck/sim/random/uniform01.hpp"
+#include "dyncheck/theory/scb/softmax_preconditioner.hpp"
+#include "theory_instance.hpp"
+
+namespace dyncheck::checks::scb {
+namespace {
+
+namespace tscb = theory::scb;
+
+Eigen::VectorXd softmax(const Eigen::VectorXd& w) {
+  const double top = w.maxCoeff();
+  Eigen::VectorXd e = (w.array() - top).exp().matrix();
+  return e / e.sum();
+}
+
+/// The softmax Jacobian by central differences (column j = d sigma / d w_j).
+Eigen::MatrixXd softmax_jacobian_fd(const Eigen::VectorXd& w, double h) {
+  const Eigen::Index T = w.size();
+  Eigen::MatrixXd J(T, T);
+  for (Eigen::Index j = 0; j < T; ++j) {
+    Eigen::VectorXd up = w, down = w;
+    up[j] += h;
+    down[j] -= h;
+    J.col(j) = (softmax(up) - softmax(down)) / (2 * h);
+  }
+  return J;
+}
+
+class SoftmaxPreconditionerConcentrates final : public Claim {
+ public:
+  const ClaimInfo& info() const override { return info_; }
+
+  Verdict run(const RunContext& context) const override {
+    const long long k_min = context.params.get_int("log2_T_min");
+    const long long k_max_param = context.params.get_int("log2_T_max");
+    require(k_max_param >= k_min, "log2_T_max", "must be >= log2_T_min");
+    const long long k_max = std::min(k_max_param, context.budget.pick<long long>(k_min + 1, k_max_param, k_max_param));
+    const double spread = context.params.get("spread");
+    const std::vector<double> a1s{context.params.get("a1_low"), context.params.get("a1_high")};
+    constexpr double h = 1e-6, eps = std::numeric_limits<double>::epsilon();
+    // |sigma'''| <= 1 entrywise (a polynomial of degree 4 in probabilities, coefficients summing to <= 6 x 1/6...);
+    // allow h^2 + 4 eps/h per Jacobian entry.
+    const double entry_error = h * h + 4 * eps / h;
+
+    Verdict verdict;
+    Plot plot{"remainder", "Remainder of (diag(a) - aa^T)^2 beyond (a1(1-a1))^2 e1 e1^T", "T", "max |R_ij|", true, true, {}};
+    std::vector<Curve> measured_curves, bound_curves;
+    for (double a1 : a1s) {
+      measured_curves.push_back(Curve{fmt::format("max |R_ij|, a1 = {:g}", a1), Curve::Style::points, {}, {}, {}, {}});
+      bound_curves.push_back(Curve{fmt::format("bound, a1 = {:g}", a1), Curve::Style::line, {}, {}, {}, {}});
+    }
+    for (long long k = k_min; k <= k_max; ++k) {
+      const Eigen::Index T = Eigen::Index{1} << k;
+      const double Td = static_cast<double>(T);
+      // Uniform attention: J^2 = Pi_T / T^2 exactly.
+      {
+        const Eigen::MatrixXd J = softmax_jacobian_fd(Eigen::VectorXd::Zero(T), h);
+        const Eigen::MatrixXd difference = J * J - tscb::uniform_attention_preconditioner<double>(T);
+        verdict.comparisons.push_back(compare(
+            fmt::format("T = {}: max |J^2 - Pi_T/T^2| at uniform attention", T), {0.0, 0.0, "exact identity"},
+            {difference.cwiseAbs().maxCoeff(), 0.0, "deterministic", 2 * Td * entry_error * 2.0 / Td + 4 * eps,
+             "central-difference error of J (h^2 + 4 eps/h per entry, |J| <= 2/T) through one product"},
+            {0.0, "none: Pi_T is a projector"},
+            {0.1 / (Td * Td), "0.1/T^2: a tenth of the entries' size"}));
+      }
+      for (std::size_t m = 0; m < a1s.size(); ++m) {
+        const double a1 = a1s[m];
+        sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/logits", static_cast<std::uint64_t>(k * 16 + static_cast<long long>(m)));
+        Eigen::VectorXd w(T);
+        double rest = 0;
+        for (Eigen::Index j = 1; j < T; ++j) {
+          w[j] = spread * (2 * sim::uniform01(rng) - 1);
+          rest += std::exp(w[j]);
+        }
+        w[0] = std::log(a1 / (1 - a1) * rest);
+        const Eigen::VectorXd a = softmax(w);
+        const double b_max = a.tail(T - 1).maxCoeff();
+        const Eigen::MatrixXd J = softmax_jacobian_fd(w, h);
+        const Eigen::MatrixXd J2 = J * J;
+        const double numerical = 2 * Td * entry_error + 4 * Td * eps;
+        const double coefficient = context.mutant_is("coefficient_not_squared") ? a[0] * (1 - a[0])
+                                                                                : a[0] * (1 - a[0]) * a[0] * (1 - a[0]);
+        verdict.comparisons.push_back(compare(
+            fmt::format("T = {}, a1 = {:g}: (J^2)_11", T, a1), {coefficient, 4 * eps, "closed form in double"},
+            {J2(0, 0), 0.0, "deterministic", numerical, "central differences of the softmax, squared"},
+            {a[0] * a[0] * (1 - a[0]) * b_max, fmt::format("R_11 = a1^2 |b|^2 <= a1^2 (1 - a1) b_max, b_max = {:.3g} = O(1/T)", b_max)},
+            {0.25 * a1 * a1 * (1 - a1) * (1 - a1), "a quarter of the coefficient"}));
+        Eigen::MatrixXd R = J2;
+        R(0, 0) -= a[0] * (1 - a[0]) * a[0] * (1 - a[0]);
+        const double bound = tscb::concentrated_remainder_bound(a[0], b_max);
+        verdict.comparisons.push_back(compare(
+            fmt::format("T = {}, a1 = {:g}: max |R_ij| <= bound (T x bound = {:.3g})", T, a1, Td * bound),
+            {bound, 4 * eps * bound, "closed form in double"},
+            {R.cwiseAbs().maxCoeff(), 0.0, "deterministic", numerical, "central differences of the softmax, squared"},
+            {0.0, "none: an entrywise bound"}, {bound, "the bound itself"}, Relation::at_most));
+        measured_curves[m].x.push_back(Td);
+        measured_curves[m].y.push_back(std::max(R.cwiseAbs().maxCoeff(), 1e-300));
+        bound_curves[m].x.push_back(Td);
+        bound_curves[m].y.push_back(bound);
+      }
+    }
+    for (std::size_t m = 0; m < a1s.size(); ++m) {
+      plot.curves.push_back(bound_curves[m]);
+      plot.curves.push_back(measured_curves[m]);
+    }
+    verdict.plots.push_back(std::move(plot));
+    verdict.notes.push_back(
+        "[paper] (OpenReview global response) states the concentrated form as a1(1 - a1) e1 e1^T + O(1/T); that is "
+        "the (1,1) entry of J = diag(a) - aa^T. For the preconditioner J^2 the coefficient is (a1(1 - a1))^2 (checked "
+        "here; the literal coefficient is the mutant). The remainder is O(1/T) entrywise, not in operator norm: row 1 "
+        "of R has T entries of size a1^2 (1 - a1) b_j, of Euclidean norm O(1/sqrt(T)).");
+    return verdict;
+  }
+
+ private:
+  ClaimInfo info_{
+      .id = "scb.softmax_preconditioner_concentrates",
+      .family = "scb",
+      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438), OpenReview global response",
+      .source = "specs/scb.md §3.1 (relation to softmax attention)",
+      .tag = Provenance::paper,
+      .statement = "The softmax attention preconditioner (diag(a) - aa^T)^2 equals Pi_T/T^2 at uniform attention and, "
+                   "once a1 is a constant and the rest O(1/T), equals (a1(1-a1))^2 e1 e1^T up to an entrywise O(1/T) "
+                   "remainder bounded by a1 b_max (a1(1-a1) + b_max) + O(b_max^2).",
+      .latex = R"((\operatorname{diag}(a)-aa^\top)^2 = \bigl(a_1(1-a_1)\bigr)^2e_1e_1^\top + R,\ \max_{ij}|R_{ij}| \le a_1b_{\max}\bigl(a_1(1-a_1)+b_{\max}\bigr) \vee b_{\max}^2(1+a_1^2+(3-a_1)b_{\max}))",
+      .simulation = "Softmax Jacobian by central differences (double) at random logits with a_1 fixed, squared; T = 2^k.",
+      .params =
+          {
+              {"log2_T_min", 5, 1, 12, true, false, "smallest T = 2^log2_T_min"},
+              {"log2_T_max", 9, 1, 12, true, false, "largest T (the smoke budget uses two values)"},
+              {"a1_low", 0.3, 0, 1, false, true, "first attention weight on position 1"},
+              {"a1_high", 0.7, 0, 1, false, true, "second attention weight on position 1"},
+              {"spread", 1, 0, 5, false, false, "other logits ~ U[-spread, spread]"},
+          },
+      .mutants = {{"coefficient_not_squared", "the literal a1(1 - a1) as the coefficient of e1 e1^T in the square"}},
+  };
+};
+
+}  // namespace
+
+std::unique_ptr<Claim> make_softmax_preconditioner_concentrates() {
+  return std::make_unique<SoftmaxPreconditionerConcentrates>();
+}
+
+}  // namespace dyncheck::checks::scb

@@ -1,0 +1,91 @@
+#pragma once
+// What the scb population claims share: drawing a random SCB instance for an experiment, handing
+// the same numbers to the theory side, reducing a simulated model with the theory's coordinates,
+// and checking the common parameters.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/params.hpp"
+#include "dyncheck/sim/random/rng.hpp"
+#include "dyncheck/sim/random/uniform01.hpp"
+#include "dyncheck/sim/scb/instance.hpp"
+#include "dyncheck/sim/scb/model.hpp"
+#include "dyncheck/theory/numeric/eigen.hpp"
+#include "dyncheck/theory/scb/instance.hpp"
+#include "dyncheck/theory/scb/reduced_state.hpp"
+
+namespace dyncheck::checks::scb {
+
+/// Random instance `index` of experiment `experiment` (stream "<claim id>/<experiment>/instance").
+inline sim::scb::Instance draw_instance(const RunContext& context, std::string_view experiment, std::uint64_t index,
+                                       const sim::scb::InstanceOptions& options) {
+  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/" + std::string(experiment) + "/instance", index);
+  return sim::scb::random_instance(options, rng);
+}
+
+/// The same instance for the theory, entry by entry (doubles convert exactly to mp50 / mp100).
+template <class S>
+theory::scb::Instance<S> to_theory(const sim::scb::Instance& instance) {
+  return {instance.P.cast<S>(), instance.mu.cast<S>(), sim::scb::dense_q(instance).cast<S>()};
+}
+
+/// The theory's reduced coordinates (§4.1) of a simulated model.
+template <class S>
+theory::scb::ReducedState<S> reduce_model(const theory::scb::Instance<S>& instance, const sim::scb::LinearModel& model) {
+  return theory::scb::reduce(instance, theory::Matrix<S>(model.V.cast<S>()), theory::Matrix<S>(model.A.cast<S>()));
+}
+
+/// A random start with \f$\mathbf 1^\top a_k = 1\f$ on the positive branch (§4.3): V = μ1ᵀ + v_scale √K_P U[−1,1]
+/// (α = ⟨δV,P⟩_Σ/K_P and ν ≤ ⟨δV,δV⟩_Σ, so this keeps η_A K_VV in the stable range whatever K_P is),
+/// a_k = 1/T + (a_scale/T)(u − mean u), u ~ U[−1,1]^T; then δV is negated if α < 0 and a_k − 1/T if
+/// β_k < 0 (neither changes ν or ω_k). On the negative branch β → −∞, E‖a‖² grows without bound and
+/// any fixed η eventually destabilises ν (the spec: property tests start with u_0 + 1/T > 0).
+/// Draws from stream "<claim id>/start", replicate `index`.
+inline sim::scb::LinearModel random_positive_start(const RunContext& context, std::uint64_t index,
+                                                   const sim::scb::Instance& instance, double K_P, double v_scale,
+                                                   double a_scale) {
+  const Eigen::Index N = instance.N(), T = instance.T;
+  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/start", index);
+  const Eigen::MatrixXd base = instance.mu * Eigen::RowVectorXd::Ones(N);
+  sim::scb::LinearModel model{base, Eigen::MatrixXd(T, N)};
+  for (Eigen::Index j = 0; j < model.V.size(); ++j) {
+    model.V.data()[j] += v_scale * std::sqrt(K_P) * (2 * sim::uniform01(rng) - 1);
+  }
+  const double uniform = 1.0 / static_cast<double>(T);
+  for (Eigen::Index k = 0; k < N; ++k) {
+    Eigen::VectorXd u(T);
+    for (Eigen::Index t = 0; t < T; ++t) u[t] = 2 * sim::uniform01(rng) - 1;
+    model.A.col(k) = Eigen::VectorXd::Constant(T, uniform) + (a_scale * uniform) * (u.array() - u.mean()).matrix();
+  }
+  const auto theory_instance = to_theory<double>(instance);
+  const auto state = reduce_model(theory_instance, model);
+  if (state.alpha < 0) model.V = base - (model.V - base);
+  for (Eigen::Index k = 0; k < N; ++k) {
+    if (state.beta[k] < 0) model.A.col(k) = (2 * uniform - model.A.col(k).array()).matrix();
+  }
+  return model;
+}
+
+/// \f$\|P\mu - \mu\|_\infty\f$ of the double instance: the reduction of §4 uses \f$P\mu = \mu\f$ exactly, so
+/// the simulated and the reduced dynamics may differ by this much per step (a numerical term).
+inline double stationarity_defect(const sim::scb::Instance& instance) {
+  return (instance.P * instance.mu - instance.mu).cwiseAbs().maxCoeff();
+}
+
+/// Throws ParamError naming `name` unless `ok`.
+inline void require(bool ok, const std::string& name, const std::string& message) {
+  if (!ok) throw ParamError(name, fmt::format("parameter '{}' {}", name, message));
+}
+
+/// Q must leave q^{(k)} non-uniform (rho_k > 0) and fit the spec's range Q <= T/4 (§8).
+inline void require_sparsity(long long Q, long long T) {
+  require(4 * Q <= T, "Q", fmt::format("must be in [1, T/4] = [1, {}] for T = {} (specs/scb.md §8)", T / 4, T));
+}
+
+}  // namespace dyncheck::checks::scb

@@ -33,20 +33,78 @@ void BatchGradient::clear() {
   loss_sum = 0.0;
 }
 
+namespace {
+
+/// h = Σ_t a_t e_{x_t}. Small N: four interleaved partial sums, so that repeated tokens do not
+/// chain every addition through one memory cell (a store-to-load dependency per token).
+void scatter_attention(const int* tokens, const double* a, int T, double* h, int N) {
+  constexpr int max_small = 32;
+  if (N > max_small) {
+    for (int t = 0; t < T; ++t) h[tokens[t]] += a[t];
+    return;
+  }
+  double partial[4 * max_small];  // four rows of N, zeroed only as far as used
+  double* p0 = partial;
+  double* p1 = partial + N;
+  double* p2 = partial + 2 * N;
+  double* p3 = partial + 3 * N;
+  for (int j = 0; j < 4 * N; ++j) partial[j] = 0.0;
+  int t = 0;
+  for (; t + 4 <= T; t += 4) {
+    p0[tokens[t]] += a[t];
+    p1[tokens[t + 1]] += a[t + 1];
+    p2[tokens[t + 2]] += a[t + 2];
+    p3[tokens[t + 3]] += a[t + 3];
+  }
+  for (; t < T; ++t) p0[tokens[t]] += a[t];
+  for (int j = 0; j < N; ++j) h[j] = (p0[j] + p1[j]) + (p2[j] + p3[j]);
+}
+
+}  // namespace
+
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums) {
   const int k = example.query;
   const int T = static_cast<int>(example.tokens.size());
+  const auto N = static_cast<int>(model.V.rows());
   const int* tokens = example.tokens.data();
-  const double* a = model.A.col(k).data();
   double* h = sums.h.data();
+  double* r = sums.r.data();
+  double* g = sums.g.data();
+  const double* V = model.V.data();
+  double* G_V = sums.V.data();
   sums.h.setZero();
-  for (int t = 0; t < T; ++t) h[tokens[t]] += a[t];
-  sums.r.noalias() = -model.V * sums.h;
-  sums.r(example.output) += 1.0;
+  scatter_attention(tokens, model.A.col(k).data(), T, h, N);
+  if (N > 32) {
+    // Large N: Eigen's vectorised matrix-vector kernels (a strict-order scalar loop cannot
+    // vectorise the dot products under -ffp-contract=off without -ffast-math).
+    sums.r.noalias() = -model.V * sums.h;
+    sums.r(example.output) += 1.0;
+    sums.V.noalias() -= sums.r * sums.h.transpose();
+    sums.g.noalias() = model.V.transpose() * sums.r;
+  } else {
+    // Small N: plain loops avoid the dispatch overhead of dynamic-size Eigen kernels.
+    // r = e_o − V h, column by column (V is column-major).
+    for (int i = 0; i < N; ++i) r[i] = 0.0;
+    for (int j = 0; j < N; ++j) {
+      const double* column = V + static_cast<std::ptrdiff_t>(j) * N;
+      const double hj = h[j];
+      for (int i = 0; i < N; ++i) r[i] -= column[i] * hj;
+    }
+    r[example.output] += 1.0;
+    // One pass over the columns: g_j = V_{:,j}ᵀ r and the rank-1 update G_V{:,j} −= r h_j.
+    for (int j = 0; j < N; ++j) {
+      const double* column = V + static_cast<std::ptrdiff_t>(j) * N;
+      double* gradient_column = G_V + static_cast<std::ptrdiff_t>(j) * N;
+      const double hj = h[j];
+      double dot = 0.0;
+      for (int i = 0; i < N; ++i) {
+        dot += column[i] * r[i];
+        gradient_column[i] -= r[i] * hj;
+      }
+      g[j] = dot;
+    }
+  }
   const double loss = 0.5 * sums.r.squaredNorm();
-  sums.V.noalias() -= sums.r * sums.h.transpose();
-  sums.g.noalias() = model.V.transpose() * sums.r;
-  const double* g = sums.g.data();
   double* grad_a = sums.A.col(k).data();
   for (int t = 0; t < T; ++t) grad_a[t] -= g[tokens[t]];
   auto& count = sums.count[static_cast<std::size_t>(k)];

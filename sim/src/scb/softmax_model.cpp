@@ -38,7 +38,8 @@ SoftmaxWorkspace::SoftmaxWorkspace(int N, int T, long long B)
     : batch(static_cast<std::size_t>(B)),
       at_attention{Eigen::MatrixXd::Zero(N, N), Eigen::MatrixXd::Zero(T, N)},
       sums(N, T),
-      grad_W(Eigen::MatrixXd::Zero(T, N)) {
+      grad_W(Eigen::MatrixXd::Zero(T, N)),
+      seen(static_cast<std::size_t>(N), 0) {
   for (auto& example : batch) example.tokens.reserve(static_cast<std::size_t>(T));
 }
 
@@ -57,7 +58,8 @@ double draw_softmax_batch_gradient(const SoftmaxModel& model, const Sampler& sam
   // Zero the W-gradient columns of the previous batch, then take σ(w_k) for the queries seen.
   for (const int k : workspace.sums.touched) workspace.grad_W.col(k).setZero();
   workspace.sums.clear();
-  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  std::vector<char>& seen = workspace.seen;
+  seen.assign(static_cast<std::size_t>(n), 0);
   workspace.at_attention.V = model.V;
   for (const auto& example : workspace.batch) {
     auto& flag = seen[static_cast<std::size_t>(example.query)];

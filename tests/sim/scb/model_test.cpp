@@ -4,6 +4,7 @@
 #include "dyncheck/sim/scb/model.hpp"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <cmath>
 
@@ -56,6 +57,31 @@ TEST(SimScbModel, PerSampleGradientMatchesDenseOneHot) {
     EXPECT_EQ(sums.A.lpNorm<Eigen::Infinity>(), 0.0);
     EXPECT_EQ(sums.V.lpNorm<Eigen::Infinity>(), 0.0);
   }
+}
+
+// Both code paths (plain loops for N ≤ 32, Eigen kernels above) against the dense formula.
+RC_GTEST_PROP(SimScbModel, PerSampleGradientMatchesDenseOneHotForAllSizes, ()) {
+  const int N = *rc::gen::inRange(1, 48);
+  const int T = *rc::gen::inRange(1, 40);
+  const int Q = *rc::gen::inRange(1, T + 1);
+  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+  const Instance instance = test_instance(seed, N, T, Q);
+  const Sampler sampler(instance);
+  const LinearModel model = perturbed_model(instance, seed + 1, 1.0);
+  Rng rng(seed + 2);
+  const Example example = sampler.sample(rng);
+  BatchGradient sums(N, T);
+  const double loss = accumulate_gradient(model, example, sums);
+  Eigen::MatrixXd X = Eigen::MatrixXd::Zero(N, T);
+  for (int t = 0; t < T; ++t) X(example.tokens[static_cast<std::size_t>(t)], t) = 1.0;
+  const Eigen::VectorXd a = model.A.col(example.query);
+  Eigen::VectorXd r = -model.V * X * a;
+  r(example.output) += 1.0;
+  Eigen::MatrixXd grad_A = Eigen::MatrixXd::Zero(T, N);
+  grad_A.col(example.query) = -(model.V * X).transpose() * r;
+  RC_ASSERT(std::abs(loss - 0.5 * r.squaredNorm()) <= 1e-12);
+  RC_ASSERT((sums.V + r * (X * a).transpose()).lpNorm<Eigen::Infinity>() <= 1e-12);
+  RC_ASSERT((sums.A - grad_A).lpNorm<Eigen::Infinity>() <= 1e-12);
 }
 
 TEST(SimScbModel, PopulationGradientIsTheMeanOfPerSampleGradients) {

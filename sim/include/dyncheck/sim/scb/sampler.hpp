@@ -42,8 +42,12 @@ class AliasTable {
 
   int operator()(Rng& rng) const noexcept {
     const detail::Product128 m = detail::multiply_64x64(rng(), size_);
-    const Entry& e = entries_[m.high];
-    return m.low < e.threshold ? static_cast<int>(m.high) : e.alias;
+    const Entry& e = entries_.data()[m.high];
+    // Branch-free select: the comparison is unpredictable, and a mispredicted branch per token
+    // would cost more than the rest of the draw.
+    const auto column = static_cast<std::uint32_t>(m.high);
+    const std::uint32_t keep = 0U - static_cast<std::uint32_t>(m.low < e.threshold);
+    return static_cast<int>((column & keep) | (static_cast<std::uint32_t>(e.alias) & ~keep));
   }
 
   std::size_t size() const noexcept { return entries_.size(); }
@@ -80,12 +84,16 @@ class Sampler {
   void sample_into(Example& example, Rng& rng) const {
     example.tokens.resize(static_cast<std::size_t>(T_));
     int* tokens = example.tokens.data();
-    for (int t = 0; t < T_; ++t) tokens[t] = mu_(rng);
-    const int k = mu_(rng);
+    // A local engine and table keep the engine state in registers through the token loop.
+    Rng local = rng;
+    const AliasTable& mu = mu_;
+    for (int t = 0; t < T_; ++t) tokens[t] = mu(local);
+    const int k = mu(local);
     const auto ku = static_cast<std::size_t>(k);
     example.query = k;
-    example.position = support_[ku][static_cast<std::size_t>(q_[ku](rng))];
-    example.output = P_columns_[static_cast<std::size_t>(tokens[example.position])](rng);
+    example.position = support_[ku][static_cast<std::size_t>(q_[ku](local))];
+    example.output = P_columns_[static_cast<std::size_t>(tokens[example.position])](local);
+    rng = local;
   }
 
   int T() const noexcept { return T_; }

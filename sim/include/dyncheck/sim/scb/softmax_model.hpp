@@ -38,6 +38,7 @@ struct SoftmaxWorkspace {
   LinearModel at_attention;  ///< V and, in the seen columns, σ(w_k)
   BatchGradient sums;  ///< per-sample gradients w.r.t. (V, a) at a = σ(w)
   Eigen::MatrixXd grad_W;  ///< T×N, Σ_b ∇_W ℓ_b in the seen columns (zero elsewhere)
+  std::vector<char> seen;  ///< per query, whether σ(w_k) is already in at_attention this batch
 };
 
 /**

@@ -1,0 +1,206 @@
+// One SGD step of the SCB linear-attention model (dyncheck::sim::scb), side by side with the same
+// step in PyTorch 1.13 (CPU, one thread; bench/scb_sgd_torch.py, run by this program).
+//
+// Benchmarks, for (N, T) in {(3, 100), (20, 5000), (500, 10000)} and batch B = 128:
+//   BM_scb_stage1_step/N/T          stage1_sgd_step: sampling + per-sample gradients + update
+//   BM_scb_stage1_presampled/N/T    the same step on 4 batches drawn beforehand and cycled (what
+//                                   the PyTorch script times: its batches are drawn by numpy)
+//   BM_scb_sample/N/T               Sampler::sample_into alone
+//   BM_copy_bandwidth/N/T           std::memcpy of a buffer of the size of the data one sample
+//                                   touches (V, its gradient, one A column and its gradient, the
+//                                   tokens: 16N² + 24T bytes, at least 32 KiB)
+// Items are samples (examples), except for BM_copy_bandwidth (bytes copied, read + write).
+// Rates are per CPU second of the (single-threaded) process, on both sides (the PyTorch script
+// uses time.process_time), because the benchmark machine is shared and wall time is inflated by
+// other jobs.
+//
+// After the Google Benchmark run, main() runs /usr/bin/python3 bench/scb_sgd_torch.py (unless
+// --no-torch) and prints one table: samples/s of C++ and PyTorch, their ratio, and the achieved
+// fraction of the memory-bandwidth limit, i.e. samples/s × bytes touched per sample ÷ copy
+// bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes touched per sample of the presampled step, counting
+// each pass over an array: tokens read twice (scatter into h, gather into the a-gradient) 8T,
+// the attention column 8T, the a-gradient column read + write 16T, V read twice (Vh and Vᵀr)
+// 16N², the V-gradient read + write 16N²: 32T + 32N² bytes. (With sampling, + 4T token writes.)
+
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dyncheck/sim/scb/instance.hpp"
+#include "dyncheck/sim/scb/optimizers.hpp"
+#include "dyncheck/sim/scb/sampler.hpp"
+
+namespace {
+
+namespace scb = dyncheck::sim::scb;
+using dyncheck::sim::Rng;
+
+constexpr long long kBatch = 128;
+constexpr std::array<std::pair<int, int>, 3> kConfigs{{{3, 100}, {20, 5000}, {500, 10000}}};
+
+scb::Instance bench_instance(int N, int T) {
+  Rng rng(20261122);
+  return scb::random_instance({.N = N, .T = T, .Q = std::min(4, T)}, rng);
+}
+
+double bytes_per_sample(int N, int T, bool with_sampling) {
+  const double t = T, n = N;
+  return 32.0 * t + 32.0 * n * n + (with_sampling ? 4.0 * t : 0.0);
+}
+
+/// The data one sample touches: V, its gradient, one attention column and its gradient column,
+/// the tokens. This, not the whole T x N matrices, sets which cache level serves the traffic.
+double hot_set_bytes(int N, int T) { return 16.0 * N * N + 24.0 * static_cast<double>(T); }
+
+void stage1_step(benchmark::State& state, int N, int T) {
+  const scb::Instance instance = bench_instance(N, T);
+  const scb::Sampler sampler(instance);
+  scb::LinearModel model = scb::initial_model(instance);
+  scb::SgdWorkspace workspace(N, T);
+  Rng rng(1);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(scb::stage1_sgd_step(model, instance, sampler, kBatch, 1e-3, 1e-3, rng, workspace));
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+void stage1_presampled(benchmark::State& state, int N, int T) {
+  const scb::Instance instance = bench_instance(N, T);
+  const scb::Sampler sampler(instance);
+  scb::LinearModel model = scb::initial_model(instance);
+  scb::SgdWorkspace workspace(N, T);
+  Rng rng(2);
+  std::vector<std::vector<scb::Example>> batches(4);
+  for (auto& batch : batches) {
+    for (long long b = 0; b < kBatch; ++b) batch.push_back(sampler.sample(rng));
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto& batch = batches[i++ % batches.size()];
+    workspace.sums.clear();
+    for (const auto& example : batch) scb::accumulate_gradient(model, example, workspace.sums);
+    scb::apply_gradient_step(model, instance.mu, workspace.sums, 1e-3, 1e-3, {});
+    benchmark::DoNotOptimize(model.V.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+void sample_only(benchmark::State& state, int N, int T) {
+  const scb::Instance instance = bench_instance(N, T);
+  const scb::Sampler sampler(instance);
+  scb::Example example;
+  Rng rng(3);
+  for (auto _ : state) {
+    sampler.sample_into(example, rng);
+    benchmark::DoNotOptimize(example.tokens.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void copy_bandwidth(benchmark::State& state, std::size_t bytes) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  for (auto _ : state) {
+    std::memcpy(to.data(), from.data(), bytes);
+    benchmark::DoNotOptimize(to.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * bytes));
+}
+
+/// Records items/s and bytes/s of every run next to the usual console output.
+class RecordingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      const auto items = run.counters.find("items_per_second");
+      const auto bytes = run.counters.find("bytes_per_second");
+      if (items != run.counters.end()) rates[run.benchmark_name()] = items->second.value;
+      if (bytes != run.counters.end()) rates[run.benchmark_name()] = bytes->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> rates;
+};
+
+std::string name(const char* kind, int N, int T) { return std::string(kind) + "/" + std::to_string(N) + "/" + std::to_string(T); }
+
+/// {"N": 3, "T": 100, ..., "samples_per_second": x} → x for (N, T), from the script's stdout.
+std::map<std::pair<int, int>, double> run_torch(const std::string& script) {
+  std::map<std::pair<int, int>, double> rates;
+  const std::string command = "/usr/bin/python3 " + script + " --batch " + std::to_string(kBatch);
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) return rates;
+  std::array<char, 1024> line{};
+  while (std::fgets(line.data(), static_cast<int>(line.size()), pipe.get()) != nullptr) {
+    int N = 0, T = 0;
+    double rate = 0;
+    const char* samples = std::strstr(line.data(), "\"samples_per_second\":");
+    if (std::sscanf(line.data(), "{\"N\": %d, \"T\": %d", &N, &T) == 2 && samples != nullptr &&
+        std::sscanf(samples, "\"samples_per_second\": %lf", &rate) == 1) {
+      rates[{N, T}] = rate;
+    }
+  }
+  return rates;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool with_torch = true;
+  std::string script = "bench/scb_sgd_torch.py";
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--no-torch") {
+      with_torch = false;
+    } else if (arg.rfind("--torch-script=", 0) == 0) {
+      script = arg.substr(15);
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  for (const auto& [N, T] : kConfigs) {
+    benchmark::RegisterBenchmark(name("BM_scb_stage1_step", N, T).c_str(), stage1_step, N, T);
+    benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled", N, T).c_str(), stage1_presampled, N, T);
+    benchmark::RegisterBenchmark(name("BM_scb_sample", N, T).c_str(), sample_only, N, T);
+    const auto bytes = static_cast<std::size_t>(std::max(hot_set_bytes(N, T), 32768.0));
+    benchmark::RegisterBenchmark(("BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)).c_str(),
+                                 copy_bandwidth, bytes);
+  }
+  int new_argc = static_cast<int>(args.size());
+  benchmark::Initialize(&new_argc, args.data());
+  RecordingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+
+  std::map<std::pair<int, int>, double> torch;
+  if (with_torch) torch = run_torch(script);
+  std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better)\n", kBatch);
+  std::printf("%5s %6s | %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp", "sampler",
+              "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
+  for (const auto& [N, T] : kConfigs) {
+    const double step = reporter.rates[name("BM_scb_stage1_step", N, T)];
+    const double presampled = reporter.rates[name("BM_scb_stage1_presampled", N, T)];
+    const double sampler = reporter.rates[name("BM_scb_sample", N, T)];
+    const double bandwidth = reporter.rates["BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)];
+    const auto t = torch.find({N, T});
+    const double torch_rate = t != torch.end() ? t->second : 0.0;
+    const double fraction = bandwidth > 0 ? presampled * bytes_per_sample(N, T, false) / bandwidth : 0.0;
+    const double fraction_step = bandwidth > 0 ? step * bytes_per_sample(N, T, true) / bandwidth : 0.0;
+    std::printf("%5d %6d | %12.4g %12.4g %12.4g | %12.4g %8.3g %8.3g | %9.3f %9.3f\n", N, T, step, presampled,
+                sampler, torch_rate, torch_rate > 0 ? presampled / torch_rate : 0.0,
+                torch_rate > 0 ? step / torch_rate : 0.0, fraction, fraction_step);
+  }
+  std::printf("ratio = C++ presampled / PyTorch (both time the step on batches drawn beforehand);\n"
+              "ratio* = C++ step including its own sampling / PyTorch step without sampling.\n"
+              "bw frac = presampled samples/s x (32T + 32N^2) bytes / copy bandwidth at the per-sample hot-set size;\n"
+              "bw frac* = the same for the full step with sampling (36T + 32N^2 bytes).\n");
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,79 @@
+#pragma once
+// The random SCB instance shared by the sim-vs-theory claims (specs/scb.md §8): drawn by the sim
+// layer from the claim's own "instance" stream (so it depends on the master seed and the
+// parameters only), and handed to the theory layer as dense matrices in the scalar S.
+
+#include <fmt/format.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/sim/random/rng.hpp"
+#include "dyncheck/sim/random/uniform01.hpp"
+#include "dyncheck/sim/scb/instance.hpp"
+#include "dyncheck/theory/numeric/eigen.hpp"
+#include "dyncheck/theory/scb/instance.hpp"
+
+namespace dyncheck::checks::scb {
+
+/// The instance parameters of spec §8 with their valid ranges; `N`, `T`, `Q` defaults per claim.
+inline std::vector<ParamSpec> instance_param_specs(double N, double T, double Q) {
+  return {
+      {"N", N, 2, 20, true, false, "vocabulary size"},
+      {"T", T, 5, 5000, true, false, "context length"},
+      {"Q", Q, 1, 20, true, false, "support size of every q^(k); also Q <= max(1, T/4)"},
+      {"p_concentration", 1, 0, 10, false, true, "columns of P ~ Dirichlet(c 1) (spec: 1 or 0.3)"},
+      {"identity_mix", 0, 0, 0.9, false, false, "P <- (1 - m) P + m I"},
+      {"q_concentration", 0, 0, 10, false, false, "0: q uniform on its support; c > 0: q ~ Dirichlet(c 1) on it"},
+  };
+}
+
+/// Reads the §8 instance parameters; throws ParamError for Q > max(1, ⌊T/4⌋) (spec §8: Q ≤ T/4).
+inline sim::scb::InstanceOptions instance_options(const RunContext& context) {
+  sim::scb::InstanceOptions options;
+  options.N = static_cast<int>(context.params.get_int("N"));
+  options.T = static_cast<int>(context.params.get_int("T"));
+  options.Q = static_cast<int>(context.params.get_int("Q"));
+  const int q_max = std::max(1, options.T / 4);
+  if (options.Q > q_max) {
+    throw ParamError("Q", fmt::format("parameter 'Q' must be an integer in [1, max(1, T/4)] = [1, {}] for T = {}",
+                                      q_max, options.T));
+  }
+  options.dirichlet_concentration = context.params.get("p_concentration");
+  options.identity_mix = context.params.get("identity_mix");
+  const double q_concentration = context.params.get("q_concentration");
+  options.q_uniform = q_concentration == 0.0;
+  options.q_dirichlet_concentration = options.q_uniform ? 1.0 : q_concentration;
+  return options;
+}
+
+/// The instance from the claim's "instance" stream.
+inline sim::scb::Instance make_instance(const RunContext& context) {
+  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/instance", 0);
+  return sim::scb::random_instance(instance_options(context), rng);
+}
+
+/// The same instance for the theory layer: P, μ and q = dense_q, converted exactly from double.
+template <class S>
+theory::scb::Instance<S> to_theory(const sim::scb::Instance& instance) {
+  return {instance.P.cast<S>(), instance.mu.cast<S>(), sim::scb::dense_q(instance).cast<S>()};
+}
+
+/// One line describing the instance for the verdict notes.
+inline std::string describe(const sim::scb::Instance& instance, const RunContext& context) {
+  return fmt::format(
+      "Instance (spec §8) from the master seed: N = {}, T = {}, Q = {}, P columns ~ Dirichlet({:g}) mixed with I at "
+      "{:g}, mu = stationary distribution (min mu = {:.3g}, |P mu - mu|_inf = {:.2g}), supports uniform at random, q {}.",
+      instance.N(), instance.T, instance.support.front().size(), context.params.get("p_concentration"),
+      context.params.get("identity_mix"), instance.mu.minCoeff(),
+      (instance.P * instance.mu - instance.mu).lpNorm<Eigen::Infinity>(),
+      context.params.get("q_concentration") == 0.0
+          ? std::string("uniform on its support")
+          : fmt::format("~ Dirichlet({:g}) on its support", context.params.get("q_concentration")));
+}
+
+}  // namespace dyncheck::checks::scb

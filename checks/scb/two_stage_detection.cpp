@@ -171,9 +171,12 @@ class TwoStageDetection final : public Claim {
       }
       const long long last = static_cast<long long>(path.size()) - 2;  // the last step with α < 0.01
       std::vector<double> alphas, betas;
+      // At t = 0 both are 0 exactly; α̂ is a difference of O(1) terms, so rounding can leave ±1e-17
+      // there, which the bound (it needs α, β ≥ 0) must not see. Larger negatives are kept and rejected.
+      auto rounded_zero = [](double v) { return std::abs(v) < 1e-12 ? std::max(v, 0.0) : v; };
       for (const Observables& o : path) {
-        alphas.push_back(o.alpha);
-        betas.push_back(o.y / mc.rho_bar);  // β_k ≡ β: q uniform with one Q, so every ρ_k is ρ̄
+        alphas.push_back(rounded_zero(o.alpha));
+        betas.push_back(rounded_zero(o.y / mc.rho_bar));  // β_k ≡ β: q uniform with one Q, every ρ_k = ρ̄
       }
       const std::vector<double> error_factor =
           theory::scb::linearisation_error_factor(alphas, betas, mc.rho_bar, static_cast<double>(T_linear));

@@ -74,7 +74,10 @@ struct Observables {
 inline Observables observe(const sim::scb::Instance& instance, const MeasurementConstants& c,
                            const sim::scb::LinearModel& model) {
   Observables o;
-  o.alpha = (model.V * c.sigma * instance.P.transpose()).trace() / c.K_P;
+  // ⟨V, P⟩_Σ = Σ_j μ_j V_{:,j}·P_{:,j} − (Vμ)·(Pμ): O(N²), not the O(N³) of tr(VΣPᵀ).
+  double inner = -(model.V * instance.mu).dot(instance.P * instance.mu);
+  for (int j = 0; j < instance.N(); ++j) inner += instance.mu[j] * model.V.col(j).dot(instance.P.col(j));
+  o.alpha = inner / c.K_P;
   for (int k = 0; k < instance.N(); ++k) {
     double overlap = 0;
     const auto& support = instance.support[static_cast<std::size_t>(k)];

@@ -43,6 +43,7 @@
 #include "dyncheck/theory/scb/noise_corrected.hpp"
 #include "dyncheck/theory/scb/reduced_recurrence.hpp"
 #include "dyncheck/theory/scb/reduced_state.hpp"
+#include "dyncheck/theory/scb/symmetric_2d.hpp"
 #include "finite_sample_support.hpp"
 
 namespace dyncheck::checks::scb {
@@ -271,13 +272,15 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
   /// numerical error from running the model in double and long double.
   static void gaussian_noise_population(const RunContext& context, double eta, double eta_A_K_P, Verdict& verdict) {
     constexpr int T = 100000, Q = 4;
-    constexpr long long steps = 60;
     constexpr std::size_t seeds = 8;
     for (int N : {100, 500}) {
       const sim::scb::Instance instance =
           draw_instance(context, {.N = N, .T = T, .Q = Q}, fmt::format("gaussian/N={}", N));
       const MeasurementConstants mc = measurement_constants(instance);
       const double eta_A = eta_A_K_P / mc.K_P;
+      // Past the population escape (≈ ln(2cT)/ln(1+r) ≈ 70 steps at T = 1e5), where the noise acts.
+      const long long steps =
+          40 + *theory::scb::population_escape_steps(0.5, double(T), eta, mc.rho_bar, eta_A_K_P, 0.0, 0.0, 100000);
       // B so that ω* = 0.05 ρ̄ at μ_min.
       const double batch =
           std::ceil(eta_A * T * mc.K_2 / (2.0 * 0.05 * mc.rho_bar * instance.mu.minCoeff() * mc.K_P));

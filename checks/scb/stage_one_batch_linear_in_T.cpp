@@ -82,8 +82,11 @@ Crossing batch_crossing(const std::vector<GridPoint>& grid, double delta) {
     lower.push_back(cp.lower);
     upper.push_back(cp.upper);
   }
-  // The upper confidence curve crosses first (smallest B), the lower one last.
-  return {crossing(log_batch, estimate), crossing(log_batch, upper), crossing(log_batch, lower)};
+  // The upper confidence curve crosses first (smallest B), the lower one last. A crossing outside
+  // the grid leaves the interval unbounded on that side (its comparison is then INCONCLUSIVE);
+  // the point estimate is clamped to the grid for the report.
+  const double point = std::clamp(crossing(log_batch, estimate), log_batch.front(), log_batch.back());
+  return {point, crossing(log_batch, upper), crossing(log_batch, lower)};
 }
 
 class StageOneBatchLinearInT final : public Claim {
@@ -100,11 +103,12 @@ class StageOneBatchLinearInT final : public Claim {
     }
     require_sparse_support(Q, T_min);
     const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P"), mix = p.get("identity_mix");
-    const std::size_t seeds = context.budget.pick<std::size_t>(4, 300, 1000);
+    const std::size_t seeds = context.budget.pick<std::size_t>(2, 300, 1000);
 
     std::vector<int> Ts;
     for (int T = T_min; T <= T_max; T *= 2) Ts.push_back(T);
     if (Ts.back() != T_max) Ts.push_back(T_max);
+    if (context.budget.level == BudgetLevel::smoke) Ts = {T_min, T_max};  // plumbing only
     const int T_ref = Ts[0];
     // More seeds where runs are cheap (cost ∝ T² at fixed B/T): n(T) = seeds √(T_max/T), which
     // sharpens the small-T end of the slope and the prefactor at T_ref = T_min.

@@ -114,7 +114,10 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     const int Q = static_cast<int>(p.get_int("Q"));
     require_sparse_support(Q, T);
     const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P"), kappa = p.get("lambda_fraction");
-    const long long batch_param = p.get_int("B"), steps = p.get_int("steps");
+    const long long batch_param = p.get_int("B");
+    // Smoke runs only the plumbing: at most 2 stage-2 steps (the verdict is then INCONCLUSIVE).
+    const long long steps = context.budget.level == BudgetLevel::smoke ? std::min<long long>(2, p.get_int("steps"))
+                                                                        : p.get_int("steps");
     const double lambda_pop = p.get("lambda_pop");
     const long long pop_steps = p.get_int("pop_steps");
     const std::size_t seeds = context.budget.pick<std::size_t>(2, 24, 64);

@@ -125,7 +125,9 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     Verdict verdict;
 
     // B = 0 (auto) is resolved from the instance at T (P and μ are the same at 4T).
-    sim::scb::Instance probe = draw_instance(context, {.N = N, .T = T, .Q = Q}, fmt::format("instance/T={}", T));
+    // One stream for T and 4T: random_instance draws P (hence μ) first, so both sides share P and μ
+    // and differ only in their supports.
+    sim::scb::Instance probe = draw_instance(context, {.N = N, .T = T, .Q = Q}, "instance");
     const MeasurementConstants probe_mc = measurement_constants(probe);
     const double alpha_escape = 0.5;  // stage 2 starts at the first α ≥ ½; λ uses this lower bound
     const double lambda = kappa * alpha_escape * probe_mc.K_P * probe.mu.minCoeff() / Q;
@@ -146,7 +148,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     };
     auto prepare = [&](int T_side) {
       Side s;
-      s.instance = draw_instance(context, {.N = N, .T = T_side, .Q = Q}, fmt::format("instance/T={}", T_side));
+      s.instance = draw_instance(context, {.N = N, .T = T_side, .Q = Q}, "instance");
       s.mc = measurement_constants(s.instance);
       s.model = reference_vector([&]<class S>() {
         return stage_two_model(theory_instance<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch));

@@ -119,16 +119,21 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
     const int Q = static_cast<int>(p.get_int("Q"));
     require_sparse_support(Q, T);
     const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P");
-    const long long batch = p.get_int("B"), steps = p.get_int("steps");
+    const long long batch_param = p.get_int("B"), steps = p.get_int("steps");
     const std::size_t seeds = context.budget.pick<std::size_t>(2, 32, 64);
 
     const sim::scb::Instance instance = draw_instance(context, {.N = N, .T = T, .Q = Q});
     const MeasurementConstants mc = measurement_constants(instance);
     const double eta_A = eta_A_K_P / mc.K_P;
+    // B = 0 (auto): the spec's default, ω* = 0.05 ρ̄ at μ_min (§8 claim 11).
+    const long long batch =
+        batch_param > 0 ? batch_param
+                        : static_cast<long long>(std::ceil(eta_A * T * mc.K_2 /
+                                                           (2.0 * 0.05 * mc.rho_bar * instance.mu.minCoeff() * mc.K_P)));
     const double omega_star = eta_A * T * mc.K_2 / (2.0 * static_cast<double>(batch) * instance.mu.minCoeff() * mc.K_P);
     if (omega_star > omega_star_fraction * mc.rho_bar) {
       const double b_min = eta_A * T * mc.K_2 / (2.0 * omega_star_fraction * mc.rho_bar * instance.mu.minCoeff() * mc.K_P);
-      throw ParamError("B", fmt::format("parameter 'B' must be an integer in [{}, 1e6] for this instance: the "
+      throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] for this instance: the "
                                         "noise-corrected model is claimed only while the stationary attention "
                                         "noise omega* = eta_A T K_2/(2 B mu_min K_P) <= 0.1 rho_bar (spec §8 claim 11)",
                                         static_cast<long long>(std::ceil(b_min))));
@@ -366,7 +371,7 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
               {"Q", 2, 1, 1250, true, false, "support size of every q^(k), at most T/4"},
               {"eta", 0.5, 0, 0.5, false, true, "V step size"},
               {"eta_A_K_P", 0.25, 0, 1, false, true, "attention step size times K_P"},
-              {"B", 1000, 1, 1e6, true, false, "batch size (omega* <= 0.1 rho_bar required)"},
+              {"B", 0, 0, 1e6, true, false, "batch size; omega* <= 0.1 rho_bar required; 0: omega* = 0.05 rho_bar (spec default)"},
               {"steps", 80, 8, 2000, true, false, "SGD steps"},
           },
       .mutants =

@@ -21,12 +21,14 @@
 //   SGD with ℓ1: difference of the two means = 0 ± (Student-t half-widths) + leak bias: an
 //     off-support entry survives a step only when its noise exceeds the threshold z σ, adding
 //     E[(|Z| − z)₊²] σ² per entry, so 3T N such entries add at most 3TN E[(|Z|−z)₊²] σ²_max / s²_min.
-//   SGD without ℓ1: E e_A² at T and at 4T each = model ± ε_max |model − noiseless| (claim 11's
-//     bias) + Student-t half-width; the model's noise part is ∝ T/B, so agreement at both is growth.
-// Resolution: ℓ1 comparison: half the model's growth without ℓ1; no-ℓ1: half the model's noise part
-//   at 4T (at T it is small, and that comparison mainly checks the noiseless part).
+//   SGD without ℓ1: run at T and 4T and shown (plot, notes), NOT compared: the noise-corrected model of
+//     §5 assumes the stage-1 residual covariance (h ~ μ) and over-predicts the stage-2 noise floor
+//     about 3x (measured), beyond any bias term derived here, so it cannot serve as the prediction.
+// Resolution: ℓ1 comparison: half the model's growth without ℓ1 (the growth a useless ℓ1 would keep).
+// B default (0): four times the smallest allowed batch, so the threshold is >= 6 noise std at α = 1
+//   and the leak term above stays far below the resolution.
 // Mutants: error_quadratic_in_lambda (ratio 100), l1_keeps_noise_floor (with ℓ1 the error grows as
-//   without), noise_floor_flat_in_T (no growth without ℓ1 either).
+//   the model's noise floor without ℓ1).
 
 #include <fmt/format.h>
 
@@ -50,7 +52,7 @@
 namespace dyncheck::checks::scb {
 namespace {
 
-constexpr int comparisons_total = 6;
+constexpr int comparisons_total = 4;
 
 /// E[(|Z| − z)₊²] for Z ~ N(0, 1): 2[(1 + z²)Φ̄(z) − zφ(z)].
 double truncated_square_excess(double z) {
@@ -125,12 +127,14 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     Verdict verdict;
 
     // B = 0 (auto) is resolved from the instance at T (P and μ are the same at 4T).
-    sim::scb::Instance probe = draw_instance(context, {.N = N, .T = T, .Q = Q}, fmt::format("instance/T={}", T));
+    // One stream for T and 4T: random_instance draws P (hence μ) first, so both sides share P and μ
+    // and differ only in their supports.
+    sim::scb::Instance probe = draw_instance(context, {.N = N, .T = T, .Q = Q}, "instance");
     const MeasurementConstants probe_mc = measurement_constants(probe);
     const double alpha_escape = 0.5;  // stage 2 starts at the first α ≥ ½; λ uses this lower bound
     const double lambda = kappa * alpha_escape * probe_mc.K_P * probe.mu.minCoeff() / Q;
     const double b_min = 9 * probe_mc.K_2 * probe.mu.maxCoeff() / (lambda * lambda);
-    const long long batch = batch_param > 0 ? batch_param : static_cast<long long>(std::ceil(2 * b_min));
+    const long long batch = batch_param > 0 ? batch_param : static_cast<long long>(std::ceil(4 * b_min));
     if (static_cast<double>(batch) < b_min) {
       throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] for this instance: "
                                         "the threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise "
@@ -146,7 +150,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     };
     auto prepare = [&](int T_side) {
       Side s;
-      s.instance = draw_instance(context, {.N = N, .T = T_side, .Q = Q}, fmt::format("instance/T={}", T_side));
+      s.instance = draw_instance(context, {.N = N, .T = T_side, .Q = Q}, "instance");
       s.mc = measurement_constants(s.instance);
       s.model = reference_vector([&]<class S>() {
         return stage_two_model(theory_instance<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch));
@@ -252,9 +256,6 @@ class StageTwoL1ErrorFlatInT final : public Claim {
 
     const double model_growth = large.model.value[1] - small.model.value[1];
     const double model_growth_error = large.model.error[1] + small.model.error[1];
-    // ε_max of claim 11 (the same P and μ at T and 4T; ρ̄ + 1/T at the larger of the two).
-    const Eigen::MatrixXd PSP = small.instance.P * small.mc.sigma * small.instance.P.transpose();
-    const double eps_max = (small.mc.rho_bar + 1.0 / T) * (PSP * PSP).trace() / small.mc.K_2;
 
     {
       double min_mass = 1e300;
@@ -282,25 +283,6 @@ class StageTwoL1ErrorFlatInT final : public Claim {
                              z, alpha_max, min_mass)},
           {0.5 * std::abs(model_growth), "half the model's growth without l1"}));
     }
-    // Without ℓ1: each of E e_A²(T), E e_A²(4T) against the model, whose noise part grows ∝ T/B.
-    // Resolution: half the larger (4T) noise part, the floor a missing noise term would remove.
-    const double largest_noise = std::max(std::abs(small.model.value[1] - small.model.value[2]),
-                                          std::abs(large.model.value[1] - large.model.value[2]));
-    for (const auto& [side, summary] : {std::pair{&small, &s_plain_small}, std::pair{&large, &s_plain_large}}) {
-      const stats::HalfWidth h = stats::student_t_half_width(*summary, delta);
-      const double noise = std::abs(side->model.value[1] - side->model.value[2]);
-      const double theory = context.mutant_is("noise_floor_flat_in_T") ? side->model.value[2] : side->model.value[1];
-      verdict.comparisons.push_back(compare(
-          fmt::format("SGD without l1: E e_A^2 at T = {} after {} steps", side->instance.T, steps),
-          {theory, side->model.error[1], ReferenceVector::reason},
-          {summary->mean, h.value, h.reason},
-          {eps_max * noise,
-           fmt::format("eps_max = {:.3g} times the model's noise part {:.3g} (claim 11: the model's noise energy uses "
-                       "Sigma for the residual covariance, over-estimating by at most eps_max)",
-                       eps_max, noise)},
-          {0.5 * largest_noise, "half the model's noise part at 4T: a noise floor missing (or halved) must show"}));
-    }
-
     // Plot: stage-2 attention error against T, with and without l1, and the model without l1.
     Plot plot{"stage_two_error", "stage-2 squared attention error after normalisation", "T", "E e_A^2", true, false, {}};
     auto band = [&](const std::string& label, const stats::Summary& a, const stats::Summary& b) {
@@ -337,6 +319,13 @@ class StageTwoL1ErrorFlatInT final : public Claim {
         s_l1_small.mean, s_l1_large.mean, s_plain_small.mean, s_plain_large.mean, small.model.value[1],
         large.model.value[1], v_l1_small.mean, v_l1_large.mean, v_plain_small.mean, v_plain_large.mean, Q_pop, value_error,
         value_error_tenth));
+    verdict.notes.push_back(
+        "Not compared, only shown: the growth of the error without l1 (spec: 'without lambda it grows with T/B'). "
+        "Known limit: the noise-corrected model of spec §5 assumes the residual covariance of stage 1 (h = X a ~ mu, "
+        "E[rr^T] ~ Sigma). In stage 2 the attention concentrates (Q = 1: h ~ e_{x_s}), the residual covariance "
+        "drops towards diag(mu) - P D P^T, and the model over-predicts the unregularised noise floor (measured "
+        "noise part ~30% of the model's at T = 100, 4T = 400), beyond the eps_max bias of claim 11; no derived "
+        "stage-2 noise prediction exists here, so the unregularised runs appear in the plot and the means above.");
     verdict.notes.push_back(fmt::format("Largest per-seed e_A^2 with l1: {:.4g} (T), {:.4g} (4T); smallest attention mass "
                                         "before normalising: {:.4g} (T), {:.4g} (4T).",
                                         s_l1_small.max, s_l1_large.max, min_over(l1_small), min_over(l1_large)));
@@ -359,8 +348,9 @@ class StageTwoL1ErrorFlatInT final : public Claim {
       .tag = Provenance::reconstructed,
       .statement = "Under the reconstructed stage-2 rule, population descent zeroes off-support attention exactly, "
                    "recovers q after normalisation and has a V error linear in lambda; with l1 the SGD attention "
-                   "error does not grow from T to 4T, without l1 it grows by the noise floor proportional to T/B.",
-      .latex = R"(\mathbb E\,e_A^2(4T) - \mathbb E\,e_A^2(T) = 0 \text{ (with } \ell_1),\quad = \Delta_{model}\propto \tfrac{T}{B}\text{ (without)};\quad \tfrac{\|V_\lambda - P\|}{\|V_{\lambda/10}-P\|} = 10)",
+                   "error does not grow from T to 4T (the unregularised runs, whose error grows, are shown but "
+                   "not compared: no derived stage-2 noise prediction exists).",
+      .latex = R"(\mathbb E\,e_A^2(4T) - \mathbb E\,e_A^2(T) = 0 \text{ (with } \ell_1);\quad \tfrac{\|V_\lambda - P\|}{\|V_{\lambda/10}-P\|} = 10)",
       .simulation = "Population stage-1 GD to alpha >= 1/2, then (a) population stage-2 steps at lambda and "
                     "lambda/10, (b) S seeds of stage-2 proximal SGD with and without l1 at T and 4T (same P, "
                     "supports per T); errors after the final normalisation.",
@@ -371,7 +361,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
               {"Q", 1, 1, 312, true, false, "support size of every q^(k), at most T/4"},
               {"eta", 0.5, 0, 0.5, false, true, "V step size"},
               {"eta_A_K_P", 0.25, 0, 1, false, true, "attention step size times K_P"},
-              {"B", 0, 0, 1e6, true, false, "stage-2 batch size; 0: twice the smallest allowed (threshold >= 3 noise std)"},
+              {"B", 0, 0, 1e6, true, false, "stage-2 batch size; 0: four times the smallest allowed (threshold >= 6 noise std at alpha = 1)"},
               {"steps", 20, 1, 5000, true, false, "stage-2 SGD steps (early stopping: l1 drifts along the valley V -> cV)"},
               {"lambda_fraction", 0.25, 0, 1, false, true,
                "kappa: lambda = kappa K_P mu_min / (2 Q) (shrinkage per step / on-support signal per step at alpha = 1/2)"},
@@ -383,7 +373,6 @@ class StageTwoL1ErrorFlatInT final : public Claim {
           {
               {"error_quadratic_in_lambda", "V error quadratic in lambda (ratio 100)"},
               {"l1_keeps_noise_floor", "with l1 the error grows from T to 4T as without"},
-              {"noise_floor_flat_in_T", "without l1 no noise floor growth (noiseless population prediction)"},
           },
   };
 };

@@ -189,7 +189,7 @@ class EscapeTimeLogT final : public Claim {
   ClaimInfo info_{
       .id = "scb.escape_time_log_T",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.3 (Escape time), §8 claim 5",
       .tag = Provenance::derived,
       .statement = "From zero correlation, population GD needs ln(2cT)/ln(1 + sqrt(eta rho_bar eta_A K_P)) + O(1) "

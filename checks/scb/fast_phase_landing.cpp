@@ -116,7 +116,7 @@ class FastPhaseLanding final : public Claim {
   ClaimInfo info_{
       .id = "scb.fast_phase_landing",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.3 (Fast phase), §8 claim 6",
       .tag = Provenance::derived,
       .statement = "From zero correlation the fast phase conserves eta_A K_P alpha^2 - eta rho_bar beta^2 and lands "

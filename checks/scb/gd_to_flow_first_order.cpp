@@ -198,7 +198,7 @@ class GdToFlowFirstOrder final : public Claim {
   ClaimInfo info_{
       .id = "scb.gd_to_flow_first_order",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.2 (Gradient flow), §8 claim 3",
       .tag = Provenance::derived,
       .statement = "Stage-1 population gradient descent follows the reduced gradient flow with an error of first "

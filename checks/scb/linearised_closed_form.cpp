@@ -149,7 +149,7 @@ class LinearisedClosedForm final : public Claim {
   ClaimInfo info_{
       .id = "scb.linearised_closed_form",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.3 (line 654-655 structure), §8 claim 4",
       .tag = Provenance::derived,
       .statement = "From alpha = beta = 0 with eta_A = eta/(rho_bar K_P), population GD follows the linear system "

@@ -212,7 +212,7 @@ class PopulationGdEqualsReducedRecurrences final : public Claim {
   ClaimInfo info_{
       .id = "scb.population_gd_equals_reduced_recurrences",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.1-4.2 (analogue of Lemmas C.5/C.6), §8 claim 2",
       .tag = Provenance::derived,
       .statement = "Stage-1 preconditioned projected population gradient descent on (V, A) equals the recurrence of "

@@ -317,7 +317,7 @@ class PopulationLossAndGradient final : public Claim {
   ClaimInfo info_{
       .id = "scb.population_loss_and_gradient",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, Learning and transferring sparse contextual bigrams with linear transformers (NeurIPS 2024)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §2 (closed-form population loss and gradients), §8 claim 1",
       .tag = Provenance::derived,
       .statement = "The population loss and gradients of the linear-attention model on SCB data equal the closed forms "

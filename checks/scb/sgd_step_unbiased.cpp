@@ -322,7 +322,7 @@ class SgdStepUnbiased final : public Claim {
   ClaimInfo info_{
       .id = "scb.sgd_step_unbiased",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, Learning and transferring sparse contextual bigrams with linear transformers (NeurIPS 2024)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §3 (stage 1), §5 (stage-1 SNR), §8 claim 10",
       .tag = Provenance::derived,
       .statement = "Mean per-sample preconditioned projected gradients equal the population ones, and at "

@@ -112,7 +112,7 @@ class SignBranch final : public Claim {
   ClaimInfo info_{
       .id = "scb.sign_branch",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.3 (Sign branch), §8 claim 8",
       .tag = Provenance::derived,
       .statement = "With eta_A = eta/(rho_bar K_P), population GD lands on the branch sign(u_0 + 1/T), u = alpha + "

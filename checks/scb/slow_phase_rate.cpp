@@ -126,7 +126,7 @@ class SlowPhaseRate final : public Claim {
   ClaimInfo info_{
       .id = "scb.slow_phase_rate",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.3 (Slow phase), §8 claim 7",
       .tag = Provenance::derived,
       .statement = "Along alpha beta = 1 the 1/T drift alone moves the state to (1, 1) at the rate "

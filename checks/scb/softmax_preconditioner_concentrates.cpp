@@ -148,7 +148,7 @@ class SoftmaxPreconditionerConcentrates final : public Claim {
   ClaimInfo info_{
       .id = "scb.softmax_preconditioner_concentrates",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438), OpenReview global response",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams; OpenReview response",
       .source = "specs/scb.md §3.1 (relation to softmax attention)",
       .tag = Provenance::paper,
       .statement = "The softmax attention preconditioner (diag(a) - aa^T)^2 equals Pi_T/T^2 at uniform attention and, "

@@ -171,7 +171,7 @@ class SoftmaxStepMatchesScaledLinearStep final : public Claim {
   ClaimInfo info_{
       .id = "scb.softmax_step_matches_scaled_linear_step",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, Learning and transferring sparse contextual bigrams with linear transformers (NeurIPS 2024)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams; OpenReview response",
       .source = "specs/scb.md §3.1 (OpenReview global response), claim 15",
       .tag = Provenance::paper,
       .statement = "Near uniform attention one SGD step of softmax attention equals one projected linear-attention "

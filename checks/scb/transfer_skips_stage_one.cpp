@@ -201,7 +201,7 @@ class TransferSkipsStageOne final : public Claim {
   ClaimInfo info_{
       .id = "scb.transfer_skips_stage_one",
       .family = "scb",
-      .paper = "Ren, Wang, Lee, NeurIPS 2024 (arXiv 2410.23438)",
+      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
       .source = "specs/scb.md §4.3 (Transfer), §6 (Thm 4.1), §8 claim 9",
       .tag = Provenance::reconstructed,
       .statement = "From a pretrained V with correlation alpha0 > 0 the steps to alpha beta >= 1/2 do not grow with T "

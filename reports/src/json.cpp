@@ -119,11 +119,16 @@ nlohmann::json to_json(const Report& report) {
     }
     claims.push_back({{"info", to_json(claim.info)}, {"verdict", to_json(claim.verdict)}, {"mutants", mutants}});
   }
+  nlohmann::json families = nlohmann::json::array();
+  for (const checks::FamilyInfo& family : report.families) {
+    families.push_back({{"id", family.id}, {"paper", family.paper}, {"spec", family.spec}, {"notes", family.notes}});
+  }
   return {{"dyncheck_version", report.version},
           {"budget", report.budget},
           {"seed", report.seed},
           {"suite_false_failure_rate", report.suite_false_failure_rate},
           {"claims_in_suite", report.claims_in_suite},
+          {"families", families},
           {"claims", claims}};
 }
 

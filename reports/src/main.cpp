@@ -5,6 +5,7 @@
 // inconsistent with the promised one); 2 usage or parameter error; 3 an ERROR verdict;
 // 4 an INCONCLUSIVE verdict (the budget cannot decide; not a pass).
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -181,6 +182,12 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
   report.suite_false_failure_rate = options.budget.suite_false_failure_rate;
   report.claims_in_suite = options.budget.claims_in_suite;
   report.version = DYNCHECK_VERSION;
+  for (const auto* claim : claims) {
+    const checks::FamilyInfo* family = checks::find_family(claim->info().family);
+    const bool listed = std::any_of(report.families.begin(), report.families.end(),
+                                    [&](const checks::FamilyInfo& f) { return f.id == claim->info().family; });
+    if (family != nullptr && !listed) report.families.push_back(*family);
+  }
 
   Progress progress(common.quiet);
   options.progress = progress.callback();

@@ -130,7 +130,8 @@ void claim_section(std::string& out, const ClaimReport& claim) {
   }
 }
 
-void family_section(std::string& out, const std::string& family, const std::vector<ClaimReport>& claims) {
+void family_section(std::string& out, const std::string& family, const Report& report) {
+  const std::vector<ClaimReport>& claims = report.claims;
   std::vector<const ClaimReport*> members;
   for (const ClaimReport& claim : claims) {
     if (claim.info.family == family) members.push_back(&claim);
@@ -142,8 +143,17 @@ void family_section(std::string& out, const std::string& family, const std::vect
     caught += static_cast<std::size_t>(std::count_if(claim->mutants.begin(), claim->mutants.end(),
                                                      [](const Verdict& v) { return mutant_caught(v); }));
   }
-  out += fmt::format("\n## Family `{}`: {}\n\n{} of {} claims pass; {} of {} mutants caught.\n", family,
-                     members.front()->info.paper, passed, members.size(), caught, mutants);
+  const auto described = std::find_if(report.families.begin(), report.families.end(),
+                                      [&](const checks::FamilyInfo& f) { return f.id == family; });
+  const bool has_description = described != report.families.end();
+  out += fmt::format("\n## Family `{}`: {}\n\n", family,
+                     has_description ? described->paper : members.front()->info.paper);
+  if (has_description) out += fmt::format("Spec: {}.\n\n", described->spec);
+  out += fmt::format("{} of {} claims pass; {} of {} mutants caught.\n", passed, members.size(), caught, mutants);
+  if (has_description && !described->notes.empty()) {
+    out += "\n";
+    for (const std::string& note : described->notes) out += "- " + note + "\n";
+  }
   for (const ClaimReport* claim : members) claim_section(out, *claim);
 }
 
@@ -179,7 +189,7 @@ std::string to_markdown(const Report& report) {
     }
   }
   for (const std::string& family : families) {
-    family_section(out, family, report.claims);
+    family_section(out, family, report);
   }
   return out;
 }

@@ -75,5 +75,15 @@ TEST(Markdown, ClaimsAreGroupedIntoOneSectionPerFamilyInRegistrationOrder) {
   EXPECT_LT(other_family, text.find("### other.claim"));
 }
 
+TEST(Markdown, FamilyDescriptionGivesPaperSpecAndWhatIsNotChecked) {
+  Report report = one_claim_report(checks::Outcome::fail);
+  report.families.push_back({"fam", "Full citation of the paper", "specs/fam.md", {"Not checked: claim 10, no data."}});
+  const std::string text = to_markdown(report);
+  EXPECT_NE(text.find("## Family `fam`: Full citation of the paper\n\nSpec: specs/fam.md.\n\n1 of 1 claims pass; 1 of 1 "
+                      "mutants caught.\n\n- Not checked: claim 10, no data.\n"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace dyncheck::reports

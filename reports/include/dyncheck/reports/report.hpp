@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/family.hpp"
 #include "dyncheck/checks/verdict.hpp"
 
 namespace dyncheck::reports {
@@ -23,6 +24,8 @@ struct Report {
   std::size_t claims_in_suite = 0;
   std::string version;
   std::vector<ClaimReport> claims;
+  /// Descriptions of the claims' families (a family without one is reported by its id alone).
+  std::vector<checks::FamilyInfo> families;
 };
 
 /// Relative path of a plot's SVG inside the report directory: "plots/<claim id>-<plot name>.svg".

@@ -76,4 +76,24 @@ inline std::string describe(const sim::scb::Instance& instance, const RunContext
           : fmt::format("~ Dirichlet({:g}) on its support", context.params.get("q_concentration")));
 }
 
+/// Compared entries of A (flattened t + T k): every position when T ≤ 16, else the support of
+/// q_k and 8 evenly spaced positions per column.
+inline std::vector<Eigen::Index> selected_attention_entries(const sim::scb::Instance& instance) {
+  std::vector<Eigen::Index> entries;
+  const Eigen::Index T = instance.T;
+  for (Eigen::Index k = 0; k < instance.N(); ++k) {
+    std::vector<Eigen::Index> positions;
+    if (T <= 16) {
+      for (Eigen::Index t = 0; t < T; ++t) positions.push_back(t);
+    } else {
+      for (const int t : instance.support[static_cast<std::size_t>(k)]) positions.push_back(t);
+      for (int i = 0; i < 8; ++i) positions.push_back((2 * i + 1) * T / 16);
+      std::sort(positions.begin(), positions.end());
+      positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    }
+    for (const Eigen::Index t : positions) entries.push_back(t + T * k);
+  }
+  return entries;
+}
+
 }  // namespace dyncheck::checks::scb

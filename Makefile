@@ -14,10 +14,11 @@ build-ci: deps
 	cmake --preset ci
 	cmake --build --preset ci -j $(JOBS)
 
-# Builds with warnings as errors and runs the whole ctest suite: unit and property tests,
+# Builds with warnings as errors and runs the whole ctest suite ($(JOBS) tests at a time; results
+# do not depend on it): unit and property tests,
 # every claim at the ci budget, every mutant (must FAIL), golden report, install + find_package.
 test: build-ci
-	ctest --preset ci
+	ctest --preset ci --parallel $(JOBS)
 
 build-release: deps
 	cmake --preset release

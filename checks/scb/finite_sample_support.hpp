@@ -18,6 +18,7 @@
 #include "dyncheck/sim/scb/model.hpp"
 #include "dyncheck/theory/numeric/eigen.hpp"
 #include "dyncheck/theory/scb/instance.hpp"
+#include "theory_instance.hpp"  // to_theory
 
 namespace dyncheck::checks::scb {
 
@@ -35,16 +36,6 @@ inline void require_sparse_support(long long Q, long long T) {
                                       "specs/scb.md §8)",
                                       T / 4));
   }
-}
-
-/// The same instance in the scalar S, with q dense (T×N): for the theory side of small T.
-template <class S>
-theory::scb::Instance<S> theory_instance(const sim::scb::Instance& instance) {
-  theory::scb::Instance<S> result;
-  result.P = instance.P.cast<S>();
-  result.mu = instance.mu.cast<S>();
-  result.q = sim::scb::dense_q(instance).cast<S>();
-  return result;
 }
 
 /// Double-precision constants used on the measurement side (§1): Σ = D − μμᵀ, K_P, K_2, ρ̄.

@@ -145,7 +145,7 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
                                                                      : NoiseModel::corrected;
     auto model_at = [&](double b, NoiseModel which) {
       return reference_vector([&]<class S>() {
-        const theory::scb::Instance<S> ti = theory_instance<S>(instance);
+        const theory::scb::Instance<S> ti = to_theory<S>(instance);
         const theory::scb::Constants<S> c = theory::scb::constants(ti);
         return reduced_trajectory(ti, c, steps, S(eta), S(eta_A_K_P) / c.K_P, S(b), which);
       });

@@ -17,6 +17,7 @@
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/theory/numeric/eigen.hpp"
 #include "dyncheck/theory/scb/instance.hpp"
+#include "theory_instance.hpp"  // to_theory
 
 namespace dyncheck::checks::scb {
 
@@ -55,12 +56,6 @@ inline sim::scb::InstanceOptions instance_options(const RunContext& context) {
 inline sim::scb::Instance make_instance(const RunContext& context) {
   sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/instance", 0);
   return sim::scb::random_instance(instance_options(context), rng);
-}
-
-/// The same instance for the theory layer: P, μ and q = dense_q, converted exactly from double.
-template <class S>
-theory::scb::Instance<S> to_theory(const sim::scb::Instance& instance) {
-  return {instance.P.cast<S>(), instance.mu.cast<S>(), sim::scb::dense_q(instance).cast<S>()};
 }
 
 /// One line describing the instance for the verdict notes.

@@ -153,7 +153,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
       s.instance = draw_instance(context, {.N = N, .T = T_side, .Q = Q}, "instance");
       s.mc = measurement_constants(s.instance);
       s.model = reference_vector([&]<class S>() {
-        return stage_two_model(theory_instance<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch));
+        return stage_two_model(to_theory<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch));
       });
       const auto t1 = static_cast<long long>(std::llround(s.model.value[0]));
       s.start = sim::scb::initial_model(s.instance);

@@ -46,7 +46,7 @@ RC_GTEST_PROP(FiniteSampleSupport, ObservablesAtGroundTruth, ()) {
 TEST(FiniteSampleSupport, ConstantsMatchTheory) {
   const auto instance = instance_for(5, 40, 3, 7);
   const MeasurementConstants mc = measurement_constants(instance);
-  const auto c = theory::scb::constants(theory_instance<double>(instance));
+  const auto c = theory::scb::constants(to_theory<double>(instance));
   EXPECT_NEAR(mc.K_P, c.K_P, 1e-14);
   EXPECT_NEAR(mc.K_2, c.K_2, 1e-14);
   EXPECT_NEAR(mc.rho_bar, c.rho_bar, 1e-14);

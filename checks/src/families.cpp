@@ -34,7 +34,12 @@ const std::vector<FamilyInfo>& builtin_families() {
         "Spec §3.1 writes the concentrated softmax preconditioner as a_1(1 - a_1) e_1 e_1^T. That is the entry "
         "of J = diag(a) - aa^T; the preconditioner is J^2, whose entry is (a_1(1 - a_1))^2. "
         "scb.softmax_preconditioner_concentrates checks the squared coefficient, and the spec's literal one is "
-        "its mutant."}},
+        "its mutant.",
+        "Spec §5's noise-corrected model injects the attention noise alpha^2 K_2 per position, the value for "
+        "near-uniform attention (E[rr^T] ~ Sigma). Once the attention has concentrated (stage 2) it over-predicts "
+        "the SGD noise floor 2-3x. scb.stage_two_l1_error_flat_in_T uses the residual covariance of the current "
+        "state instead ([derived], theory::scb::attention_gradient_variance) and keeps the spec's value as its "
+        "mutant; scb.sgd_tracks_noise_corrected_model (stage 1) checks the spec's model as written."}},
   };
   return families;
 }

@@ -18,25 +18,9 @@
 #include "dyncheck/sim/scb/model.hpp"
 #include "dyncheck/theory/numeric/eigen.hpp"
 #include "dyncheck/theory/scb/instance.hpp"
-#include "theory_instance.hpp"  // to_theory
+#include "theory_instance.hpp"  // to_theory, draw_instance, require_sparsity
 
 namespace dyncheck::checks::scb {
-
-/// The claim's instance, drawn from its own stream "<claim id>/instance" of the master seed.
-inline sim::scb::Instance draw_instance(const RunContext& context, const sim::scb::InstanceOptions& options,
-                                        const std::string& name = "instance") {
-  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/" + name, 0);
-  return sim::scb::random_instance(options, rng);
-}
-
-/// Q must be in [1, T/4] (specs/scb.md §8): the sparse regime Q ≪ T the claims are about.
-inline void require_sparse_support(long long Q, long long T) {
-  if (Q > T / 4) {
-    throw ParamError("Q", fmt::format("parameter 'Q' must be an integer in [1, T/4] = [1, {}] (sparse support, "
-                                      "specs/scb.md §8)",
-                                      T / 4));
-  }
-}
 
 /// Double-precision constants used on the measurement side (§1): Σ = D − μμᵀ, K_P, K_2, ρ̄.
 struct MeasurementConstants {

@@ -117,7 +117,7 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
     const auto& p = context.params;
     const int N = static_cast<int>(p.get_int("N")), T = static_cast<int>(p.get_int("T"));
     const int Q = static_cast<int>(p.get_int("Q"));
-    require_sparse_support(Q, T);
+    require_sparsity(Q, T);
     const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P");
     const long long batch_param = p.get_int("B"), steps = p.get_int("steps");
     const std::size_t seeds = context.budget.pick<std::size_t>(2, 32, 64);

@@ -26,24 +26,20 @@ inline std::vector<ParamSpec> instance_param_specs(double N, double T, double Q)
   return {
       {"N", N, 2, 20, true, false, "vocabulary size"},
       {"T", T, 5, 5000, true, false, "context length"},
-      {"Q", Q, 1, 20, true, false, "support size of every q^(k); also Q <= max(1, T/4)"},
+      {"Q", Q, 1, 20, true, false, "support size of every q^(k); also Q <= T/4"},
       {"p_concentration", 1, 0, 10, false, true, "columns of P ~ Dirichlet(c 1) (spec: 1 or 0.3)"},
       {"identity_mix", 0, 0, 0.9, false, false, "P <- (1 - m) P + m I"},
       {"q_concentration", 0, 0, 10, false, false, "0: q uniform on its support; c > 0: q ~ Dirichlet(c 1) on it"},
   };
 }
 
-/// Reads the §8 instance parameters; throws ParamError for Q > max(1, ⌊T/4⌋) (spec §8: Q ≤ T/4).
+/// Reads the §8 instance parameters; throws ParamError for Q > T/4 (spec §8).
 inline sim::scb::InstanceOptions instance_options(const RunContext& context) {
   sim::scb::InstanceOptions options;
   options.N = static_cast<int>(context.params.get_int("N"));
   options.T = static_cast<int>(context.params.get_int("T"));
   options.Q = static_cast<int>(context.params.get_int("Q"));
-  const int q_max = std::max(1, options.T / 4);
-  if (options.Q > q_max) {
-    throw ParamError("Q", fmt::format("parameter 'Q' must be an integer in [1, max(1, T/4)] = [1, {}] for T = {}",
-                                      q_max, options.T));
-  }
+  require_sparsity(options.Q, options.T);
   options.dirichlet_concentration = context.params.get("p_concentration");
   options.identity_mix = context.params.get("identity_mix");
   const double q_concentration = context.params.get("q_concentration");
@@ -54,8 +50,7 @@ inline sim::scb::InstanceOptions instance_options(const RunContext& context) {
 
 /// The instance from the claim's "instance" stream.
 inline sim::scb::Instance make_instance(const RunContext& context) {
-  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/instance", 0);
-  return sim::scb::random_instance(instance_options(context), rng);
+  return draw_instance(context, instance_options(context));
 }
 
 /// One line describing the instance for the verdict notes.

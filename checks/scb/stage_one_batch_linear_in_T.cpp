@@ -101,7 +101,7 @@ class StageOneBatchLinearInT final : public Claim {
       throw ParamError("T_max", fmt::format("parameter 'T_max' must be an integer in [4 T_min, 5000] = [{}, 5000]",
                                             4 * T_min));
     }
-    require_sparse_support(Q, T_min);
+    require_sparsity(Q, T_min);
     const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P"), mix = p.get("identity_mix");
     const std::size_t seeds = context.budget.pick<std::size_t>(2, 300, 1000);
 

@@ -124,7 +124,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     const auto& p = context.params;
     const int N = static_cast<int>(p.get_int("N")), T = static_cast<int>(p.get_int("T"));
     const int Q = static_cast<int>(p.get_int("Q"));
-    require_sparse_support(Q, T);
+    require_sparsity(Q, T);
     const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P"), kappa = p.get("lambda_fraction");
     const long long batch_param = p.get_int("B");
     const long long batch_plain_param = p.get_int("B_no_l1");
@@ -192,7 +192,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     // ---- Population: stage 2 at λ and λ/10 from the population stage-1 state (α ≥ ½) of an
     // instance with Q_pop ≥ 2 (for Q = 1 the normalised V is exactly P and the ratio is void).
     const int Q_pop = static_cast<int>(p.get_int("Q_pop"));
-    require_sparse_support(Q_pop, T);
+    require_sparsity(Q_pop, T);
     const sim::scb::Instance pop_instance = draw_instance(context, {.N = N, .T = T, .Q = Q_pop}, "population");
     const MeasurementConstants pop_mc = measurement_constants(pop_instance);
     const double pop_eta_A = eta_A_K_P / pop_mc.K_P;

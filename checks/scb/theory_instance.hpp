@@ -22,11 +22,17 @@
 
 namespace dyncheck::checks::scb {
 
+/// Random instance `index` from the claim's stream "<claim id>/<name>" of the master seed.
+inline sim::scb::Instance draw_instance(const RunContext& context, const sim::scb::InstanceOptions& options,
+                                        const std::string& name = "instance", std::uint64_t index = 0) {
+  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/" + name, index);
+  return sim::scb::random_instance(options, rng);
+}
+
 /// Random instance `index` of experiment `experiment` (stream "<claim id>/<experiment>/instance").
 inline sim::scb::Instance draw_instance(const RunContext& context, std::string_view experiment, std::uint64_t index,
-                                       const sim::scb::InstanceOptions& options) {
-  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/" + std::string(experiment) + "/instance", index);
-  return sim::scb::random_instance(options, rng);
+                                        const sim::scb::InstanceOptions& options) {
+  return draw_instance(context, options, std::string(experiment) + "/instance", index);
 }
 
 /// The same instance for the theory, entry by entry (doubles convert exactly to mp50 / mp100).

@@ -65,7 +65,7 @@ class TwoStageDetection final : public Claim {
     const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P"), c_batch = p.get("batch_factor");
     const int T_pop = static_cast<int>(p.get_int("T_pop")), T_sgd = static_cast<int>(p.get_int("T_sgd"));
     const int T_linear = static_cast<int>(p.get_int("T_linear"));
-    require_sparse_support(Q, std::min({T_pop, T_sgd, T_linear}));
+    require_sparsity(Q, std::min({T_pop, T_sgd, T_linear}));
     const std::size_t seeds = context.budget.pick<std::size_t>(3, 128, 512);
     const double delta = context.false_failure_rate() / comparisons_total;
     Verdict verdict;

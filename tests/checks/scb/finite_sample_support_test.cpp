@@ -54,12 +54,12 @@ TEST(FiniteSampleSupport, ConstantsMatchTheory) {
 
 TEST(FiniteSampleSupport, DenseSupportIsRejectedNamingQ) {
   try {
-    require_sparse_support(20, 50);
+    require_sparsity(20, 50);
     FAIL() << "expected ParamError";
   } catch (const ParamError& e) {
     EXPECT_EQ(e.parameter(), "Q");
   }
-  EXPECT_NO_THROW(require_sparse_support(12, 50));
+  EXPECT_NO_THROW(require_sparsity(12, 50));
 }
 
 }  // namespace

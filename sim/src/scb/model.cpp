@@ -2,6 +2,8 @@
 
 #include "dyncheck/sim/scb/model.hpp"
 
+#include "dyncheck/sim/scb/attention_kernels.hpp"
+
 namespace dyncheck::sim::scb {
 
 LinearModel initial_model(const Instance& instance) {
@@ -33,40 +35,6 @@ void BatchGradient::clear() {
   loss_sum = 0.0;
 }
 
-namespace {
-
-/// h = Σ_t a_t e_{x_t}. Small N: four interleaved partial sums, so that repeated tokens do not
-/// chain every addition through one memory cell (a store-to-load dependency per token).
-void scatter_attention(const int* tokens, const double* a, int T, double* h, int N) {
-  constexpr int max_small = 32;
-  if (N > max_small) {
-    for (int t = 0; t < T; ++t) h[tokens[t]] += a[t];
-    return;
-  }
-  double partial[4 * max_small];  // four rows of N, zeroed only as far as used
-  double* p0 = partial;
-  double* p1 = partial + N;
-  double* p2 = partial + 2 * N;
-  double* p3 = partial + 3 * N;
-  for (int j = 0; j < 4 * N; ++j) partial[j] = 0.0;
-  int t = 0;
-  for (; t + 4 <= T; t += 4) {
-    p0[tokens[t]] += a[t];
-    p1[tokens[t + 1]] += a[t + 1];
-    p2[tokens[t + 2]] += a[t + 2];
-    p3[tokens[t + 3]] += a[t + 3];
-  }
-  for (; t < T; ++t) p0[tokens[t]] += a[t];
-  for (int j = 0; j < N; ++j) h[j] = (p0[j] + p1[j]) + (p2[j] + p3[j]);
-}
-
-/// grad_a[t] −= g[x_t]; the three buffers are distinct, which __restrict tells the compiler.
-void gather_gradient(const int* __restrict tokens, const double* __restrict g, int T, double* __restrict grad_a) {
-  for (int t = 0; t < T; ++t) grad_a[t] -= g[tokens[t]];
-}
-
-}  // namespace
-
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums) {
   const int k = example.query;
   const int T = static_cast<int>(example.tokens.size());
@@ -77,8 +45,8 @@ double accumulate_gradient(const LinearModel& model, const Example& example, Bat
   double* g = sums.g.data();
   const double* V = model.V.data();
   double* G_V = sums.V.data();
-  sums.h.setZero();
-  scatter_attention(tokens, model.A.col(k).data(), T, h, N);
+  const KernelPath path = selected_kernel_path();
+  scatter_attention(path, tokens, model.A.col(k).data(), T, N, h);
   if (N > 32) {
     // Large N: Eigen's vectorised matrix-vector kernels (a strict-order scalar loop cannot
     // vectorise the dot products under -ffp-contract=off without -ffast-math).
@@ -110,7 +78,7 @@ double accumulate_gradient(const LinearModel& model, const Example& example, Bat
     }
   }
   const double loss = 0.5 * sums.r.squaredNorm();
-  gather_gradient(tokens, g, T, sums.A.col(k).data());
+  gather_attention_gradient(path, tokens, g, T, N, sums.A.col(k).data());
   auto& count = sums.count[static_cast<std::size_t>(k)];
   if (count++ == 0) sums.touched.push_back(k);
   ++sums.samples;

@@ -38,7 +38,8 @@ void scatter_lanes8_scalar(const int* tokens, const double* a, int T, int N, dou
   }
 }
 
-/// Four partial sums (t mod 4): repeated tokens do not chain every addition through one memory
+/// Four partial sums (t mod 4 up to the last full group of four; the remaining tokens go to
+/// p_0): repeated tokens do not chain every addition through one memory
 /// cell (a store-to-load dependency per token).
 void scatter_lanes4_scalar(const int* tokens, const double* a, int T, int N, double* h) {
   double partial[4 * kMaxSmallN];
@@ -54,8 +55,7 @@ void scatter_lanes4_scalar(const int* tokens, const double* a, int T, int N, dou
     p2[tokens[t + 2]] += a[t + 2];
     p3[tokens[t + 3]] += a[t + 3];
   }
-  double* tail[3] = {p0, p1, p2};
-  for (int l = 0; t < T; ++t, ++l) tail[l][tokens[t]] += a[t];
+  for (; t < T; ++t) p0[tokens[t]] += a[t];
   for (int j = 0; j < N; ++j) h[j] = (p0[j] + p1[j]) + (p2[j] + p3[j]);
 }
 
@@ -75,26 +75,13 @@ void gather_scalar(const int* __restrict tokens, const double* __restrict g, int
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-/// The last T mod 8 tokens and weights, padded to eight with token −1 (matches no j) and +0.
-struct PaddedTail {
-  alignas(64) int tokens[kLanes];
-  alignas(64) double a[kLanes];
-  PaddedTail(const int* tokens_in, const double* a_in, int count) {
-    for (int l = 0; l < kLanes; ++l) {
-      tokens[l] = l < count ? tokens_in[l] : -1;
-      a[l] = l < count ? a_in[l] : 0.0;
-    }
-  }
-};
-
+/// Adds the lanes of a in `valid` to partial[x_l] (one vector of eight lanes per j).
 template <int N>
-__attribute__((target("avx512f"), always_inline)) inline void lanes8_chunk_avx512(__m512d* partial, const int* tokens,
-                                                                               const double* a) {
-  const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens)));
-  const __m512d weights = _mm512_loadu_pd(a);
+__attribute__((target("avx512f"), always_inline)) inline void lanes8_chunk_avx512(__m512d* partial, __m512i x,
+                                                                               __m512d a, __mmask8 valid) {
   for (int j = 0; j < N; ++j) {
-    const __mmask8 is_j = _mm512_cmpeq_epi64_mask(x, _mm512_set1_epi64(j));
-    partial[j] = _mm512_mask_add_pd(partial[j], is_j, partial[j], weights);
+    const __mmask8 is_j = _mm512_mask_cmpeq_epi64_mask(valid, x, _mm512_set1_epi64(j));
+    partial[j] = _mm512_mask_add_pd(partial[j], is_j, partial[j], a);
   }
 }
 
@@ -104,10 +91,15 @@ __attribute__((target("avx512f"))) void scatter_lanes8_avx512(const int* tokens,
   __m512d partial[N];  // partial[j] lane l = p_{l j}
   for (int j = 0; j < N; ++j) partial[j] = _mm512_setzero_pd();
   int t = 0;
-  for (; t + kLanes <= T; t += kLanes) lanes8_chunk_avx512<N>(partial, tokens + t, a + t);
+  for (; t + kLanes <= T; t += kLanes) {
+    const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
+    lanes8_chunk_avx512<N>(partial, x, _mm512_loadu_pd(a + t), 0xFF);
+  }
   if (t < T) {
-    const PaddedTail tail(tokens + t, a + t, T - t);
-    lanes8_chunk_avx512<N>(partial, tail.tokens, tail.a);
+    // Masked loads: the lanes past T are neither read nor added.
+    const auto valid = static_cast<__mmask8>((1U << (T - t)) - 1U);
+    const __m512i x = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32(valid, tokens + t)));
+    lanes8_chunk_avx512<N>(partial, x, _mm512_maskz_loadu_pd(valid, a + t), valid);
   }
   for (int j = 0; j < N; ++j) {
     alignas(64) double lanes[kLanes];
@@ -116,13 +108,14 @@ __attribute__((target("avx512f"))) void scatter_lanes8_avx512(const int* tokens,
   }
 }
 
+/// Adds a ∧ [x = j] to the partial sums of every j; a lane with a = +0 (the padding past T)
+/// changes nothing (see the header).
 template <int N>
 __attribute__((target("avx2"), always_inline)) inline void lanes8_chunk_avx2(__m256d* low, __m256d* high,
-                                                                          const int* tokens, const double* a) {
-  const __m256i x_low = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tokens)));
-  const __m256i x_high = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tokens + 4)));
-  const __m256d a_low = _mm256_loadu_pd(a);
-  const __m256d a_high = _mm256_loadu_pd(a + 4);
+                                                                          __m128i tokens_low, __m128i tokens_high,
+                                                                          __m256d a_low, __m256d a_high) {
+  const __m256i x_low = _mm256_cvtepi32_epi64(tokens_low);
+  const __m256i x_high = _mm256_cvtepi32_epi64(tokens_high);
   for (int j = 0; j < N; ++j) {
     const __m256i jj = _mm256_set1_epi64x(j);
     low[j] = _mm256_add_pd(low[j], _mm256_and_pd(a_low, _mm256_castsi256_pd(_mm256_cmpeq_epi64(x_low, jj))));
@@ -135,10 +128,23 @@ __attribute__((target("avx2"))) void scatter_lanes8_avx2(const int* tokens, cons
   __m256d low[N], high[N];  // lanes 0-3 and 4-7 of p_{. j}
   for (int j = 0; j < N; ++j) low[j] = high[j] = _mm256_setzero_pd();
   int t = 0;
-  for (; t + kLanes <= T; t += kLanes) lanes8_chunk_avx2<N>(low, high, tokens + t, a + t);
+  for (; t + kLanes <= T; t += kLanes) {
+    lanes8_chunk_avx2<N>(low, high, _mm_loadu_si128(reinterpret_cast<const __m128i*>(tokens + t)),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(tokens + t + 4)), _mm256_loadu_pd(a + t),
+                         _mm256_loadu_pd(a + t + 4));
+  }
   if (t < T) {
-    const PaddedTail tail(tokens + t, a + t, T - t);
-    lanes8_chunk_avx2<N>(low, high, tail.tokens, tail.a);
+    // Masked loads: past T, token 0 with weight +0, which adds nothing.
+    const int rest = T - t;
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256i mask_low = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest), lane);
+    const __m256i mask_high = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest - 4), lane);
+    const __m128i lane32 = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i mask32_low = _mm_cmpgt_epi32(_mm_set1_epi32(rest), lane32);
+    const __m128i mask32_high = _mm_cmpgt_epi32(_mm_set1_epi32(rest - 4), lane32);
+    lanes8_chunk_avx2<N>(low, high, _mm_maskload_epi32(tokens + t, mask32_low),
+                         _mm_maskload_epi32(tokens + t + 4, mask32_high), _mm256_maskload_pd(a + t, mask_low),
+                         _mm256_maskload_pd(a + t + 4, mask_high));
   }
   for (int j = 0; j < N; ++j) {
     alignas(32) double lanes[kLanes];

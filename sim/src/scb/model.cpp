@@ -35,6 +35,35 @@ void BatchGradient::clear() {
   loss_sum = 0.0;
 }
 
+namespace {
+
+/// Small N: plain loops avoid the dispatch overhead of dynamic-size Eigen kernels. r = e_o − V h
+/// with r_i = (((0 − V_{i0}h_0) − V_{i1}h_1) − …) + 1[i = o], kept in a register per i (no
+/// store-to-load chain through r); then in one pass over the columns g_j = V_{:,j}ᵀ r (in
+/// increasing i) and the rank-1 update G_V{:,j} −= r h_j. The buffers are distinct (__restrict).
+void small_residual_and_products(const double* __restrict V, const double* __restrict h, int N, int output,
+                                 double* __restrict r, double* __restrict G_V, double* __restrict g) {
+  for (int i = 0; i < N; ++i) {
+    double sum = 0.0;
+    for (int j = 0; j < N; ++j) sum -= V[static_cast<std::ptrdiff_t>(j) * N + i] * h[j];
+    r[i] = sum;
+  }
+  r[output] += 1.0;
+  for (int j = 0; j < N; ++j) {
+    const double* column = V + static_cast<std::ptrdiff_t>(j) * N;
+    double* gradient_column = G_V + static_cast<std::ptrdiff_t>(j) * N;
+    const double hj = h[j];
+    double dot = 0.0;
+    for (int i = 0; i < N; ++i) {
+      dot += column[i] * r[i];
+      gradient_column[i] -= r[i] * hj;
+    }
+    g[j] = dot;
+  }
+}
+
+}  // namespace
+
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums) {
   const int k = example.query;
   const int T = static_cast<int>(example.tokens.size());
@@ -55,27 +84,7 @@ double accumulate_gradient(const LinearModel& model, const Example& example, Bat
     sums.V.noalias() -= sums.r * sums.h.transpose();
     sums.g.noalias() = model.V.transpose() * sums.r;
   } else {
-    // Small N: plain loops avoid the dispatch overhead of dynamic-size Eigen kernels.
-    // r = e_o − V h, column by column (V is column-major).
-    for (int i = 0; i < N; ++i) r[i] = 0.0;
-    for (int j = 0; j < N; ++j) {
-      const double* column = V + static_cast<std::ptrdiff_t>(j) * N;
-      const double hj = h[j];
-      for (int i = 0; i < N; ++i) r[i] -= column[i] * hj;
-    }
-    r[example.output] += 1.0;
-    // One pass over the columns: g_j = V_{:,j}ᵀ r and the rank-1 update G_V{:,j} −= r h_j.
-    for (int j = 0; j < N; ++j) {
-      const double* column = V + static_cast<std::ptrdiff_t>(j) * N;
-      double* gradient_column = G_V + static_cast<std::ptrdiff_t>(j) * N;
-      const double hj = h[j];
-      double dot = 0.0;
-      for (int i = 0; i < N; ++i) {
-        dot += column[i] * r[i];
-        gradient_column[i] -= r[i] * hj;
-      }
-      g[j] = dot;
-    }
+    small_residual_and_products(V, h, N, example.output, r, G_V, g);
   }
   const double loss = 0.5 * sums.r.squaredNorm();
   gather_attention_gradient(path, tokens, g, T, N, sums.A.col(k).data());

@@ -35,7 +35,8 @@ void select_kernel_path(KernelPath path);
  *    vector register per j and add a masked by \f$[x_t = j]\f$ (AVX-512: merge-masked add; AVX2:
  *    add of a ∧ mask, i.e. of +0 in the other lanes, which leaves a partial sum that started at
  *    +0 unchanged: such a sum is never −0, and x + (+0) = x for every other x, inf and NaN included).
- *  - 8 < N ≤ 32: four interleaved partial sums (t mod 4), combined as ((p_0 + p_1) + (p_2 + p_3)).
+ *  - 8 < N ≤ 32: four interleaved partial sums (t mod 4 for t < 4⌊T/4⌋, the last T mod 4 tokens
+ *    into p_0), combined as ((p_0 + p_1) + (p_2 + p_3)).
  *  - N > 32: one sum per j in increasing t.
  */
 void scatter_attention(KernelPath path, const int* tokens, const double* a, int T, int N, double* h);

@@ -167,12 +167,16 @@ constexpr ScatterLanes8 kScatterAvx2[kMaxLanesN] = {
 /// two-table permutes (vpermt2pd) and, for N > 16, a blend on bit 4 of the token.
 __attribute__((target("avx512f"))) void gather_avx512(const int* tokens, const double* g, int T, int N,
                                                       double* grad) {
-  alignas(64) double table[kMaxSmallN] = {};
-  for (int j = 0; j < N; ++j) table[j] = g[j];
-  const __m512d g0 = _mm512_load_pd(table);
-  const __m512d g1 = _mm512_load_pd(table + 8);
-  const __m512d g2 = _mm512_load_pd(table + 16);
-  const __m512d g3 = _mm512_load_pd(table + 24);
+  // Masked loads straight from g: g was just written by scalar stores, and copying it to a
+  // table first would make the vector loads wait for those stores (no store forwarding).
+  auto part = [N](int first) {
+    const int count = N - first < 0 ? 0 : (N - first > 8 ? 8 : N - first);
+    return static_cast<__mmask8>((1U << count) - 1U);
+  };
+  const __m512d g0 = _mm512_maskz_loadu_pd(part(0), g);
+  const __m512d g1 = _mm512_maskz_loadu_pd(part(8), g + 8);
+  const __m512d g2 = _mm512_maskz_loadu_pd(part(16), g + 16);
+  const __m512d g3 = _mm512_maskz_loadu_pd(part(24), g + 24);
   const __m512i bit4 = _mm512_set1_epi64(16);
   int t = 0;
   if (N <= 16) {

@@ -41,8 +41,11 @@ namespace {
 /// with r_i = (((0 − V_{i0}h_0) − V_{i1}h_1) − …) + 1[i = o], kept in a register per i (no
 /// store-to-load chain through r); then in one pass over the columns g_j = V_{:,j}ᵀ r (in
 /// increasing i) and the rank-1 update G_V{:,j} −= r h_j. The buffers are distinct (__restrict).
-void small_residual_and_products(const double* __restrict V, const double* __restrict h, int N, int output,
+/// (Fixed <= 0: N at run time; else N = Fixed, fully unrolled for the smallest models.)
+template <int Fixed>
+void small_residual_and_products(const double* __restrict V, const double* __restrict h, int runtime_N, int output,
                                  double* __restrict r, double* __restrict G_V, double* __restrict g) {
+  const int N = Fixed > 0 ? Fixed : runtime_N;
   for (int i = 0; i < N; ++i) {
     double sum = 0.0;
     for (int j = 0; j < N; ++j) sum -= V[static_cast<std::ptrdiff_t>(j) * N + i] * h[j];
@@ -84,7 +87,13 @@ double accumulate_gradient(const LinearModel& model, const Example& example, Bat
     sums.V.noalias() -= sums.r * sums.h.transpose();
     sums.g.noalias() = model.V.transpose() * sums.r;
   } else {
-    small_residual_and_products(V, h, N, example.output, r, G_V, g);
+    switch (N) {
+      case 1: small_residual_and_products<1>(V, h, N, example.output, r, G_V, g); break;
+      case 2: small_residual_and_products<2>(V, h, N, example.output, r, G_V, g); break;
+      case 3: small_residual_and_products<3>(V, h, N, example.output, r, G_V, g); break;
+      case 4: small_residual_and_products<4>(V, h, N, example.output, r, G_V, g); break;
+      default: small_residual_and_products<0>(V, h, N, example.output, r, G_V, g); break;
+    }
   }
   const double loss = 0.5 * sums.r.squaredNorm();
   gather_attention_gradient(path, tokens, g, T, N, sums.A.col(k).data());

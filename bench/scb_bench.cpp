@@ -5,6 +5,9 @@
 //   BM_scb_stage1_step/N/T          stage1_sgd_step: sampling + per-sample gradients + update
 //   BM_scb_stage1_presampled/N/T    the same step on 4 batches drawn beforehand and cycled (what
 //                                   the PyTorch script times: its batches are drawn by numpy)
+//   BM_scb_stage1_presampled_scalar/N/T   the same with the portable scalar kernels forced
+//                                   (scb::select_kernel_path; same results bit for bit), to show
+//                                   what the run-time dispatched SIMD kernels gain
 //   BM_scb_sample/N/T               Sampler::sample_into alone
 //   BM_copy_bandwidth/N/T           std::memcpy of a buffer of the size of the data one sample
 //                                   touches (V, its gradient, one A column and its gradient, the
@@ -17,10 +20,14 @@
 // After the Google Benchmark run, main() runs /usr/bin/python3 bench/scb_sgd_torch.py (unless
 // --no-torch) and prints one table: samples/s of C++ and PyTorch, their ratio, and the achieved
 // fraction of the memory-bandwidth limit, i.e. samples/s × bytes touched per sample ÷ copy
-// bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes touched per sample of the presampled step, counting
-// each pass over an array: tokens read twice (scatter into h, gather into the a-gradient) 8T,
-// the attention column 8T, the a-gradient column read + write 16T, V read twice (Vh and Vᵀr)
-// 16N², the V-gradient read + write 16N²: 32T + 32N² bytes. (With sampling, + 4T token writes.)
+// bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes
+// touched per sample of the presampled step, counting each pass over an array of the kernels in
+// sim/scb/attention_kernels.hpp and model.cpp: the int tokens read twice (scatter into h, gather
+// into the a-gradient) 8T, the attention column 8T, the a-gradient column read + write 16T, V read
+// twice (Vh and Vᵀr) 16N², the V-gradient read + write 16N²: 32T + 32N² bytes (the N-vectors h,
+// r, g and the scatter's partial sums live in registers or L1 and are not counted). With
+// sampling, + 4T token writes. A fraction well below 1 means the step is bound by instructions
+// (for N ≤ 32 mostly the scatter's one read-modify-write per token), not by moving bytes.
 
 #include <benchmark/benchmark.h>
 
@@ -33,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "dyncheck/sim/scb/attention_kernels.hpp"
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
@@ -71,7 +79,9 @@ void stage1_step(benchmark::State& state, int N, int T) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
-void stage1_presampled(benchmark::State& state, int N, int T) {
+void stage1_presampled(benchmark::State& state, int N, int T, scb::KernelPath path) {
+  const scb::KernelPath dispatched = scb::selected_kernel_path();
+  scb::select_kernel_path(path);
   const scb::Instance instance = bench_instance(N, T);
   const scb::Sampler sampler(instance);
   scb::LinearModel model = scb::initial_model(instance);
@@ -90,6 +100,7 @@ void stage1_presampled(benchmark::State& state, int N, int T) {
     benchmark::DoNotOptimize(model.V.data());
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
+  scb::select_kernel_path(dispatched);
 }
 
 void sample_only(benchmark::State& state, int N, int T) {
@@ -168,7 +179,10 @@ int main(int argc, char** argv) {
   }
   for (const auto& [N, T] : kConfigs) {
     benchmark::RegisterBenchmark(name("BM_scb_stage1_step", N, T).c_str(), stage1_step, N, T);
-    benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled", N, T).c_str(), stage1_presampled, N, T);
+    benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled", N, T).c_str(), stage1_presampled, N, T,
+                                 scb::selected_kernel_path());
+    benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled_scalar", N, T).c_str(), stage1_presampled, N, T,
+                                 scb::KernelPath::scalar);
     benchmark::RegisterBenchmark(name("BM_scb_sample", N, T).c_str(), sample_only, N, T);
     const auto bytes = static_cast<std::size_t>(std::max(hot_set_bytes(N, T), 32768.0));
     benchmark::RegisterBenchmark(("BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)).c_str(),
@@ -181,23 +195,26 @@ int main(int argc, char** argv) {
 
   std::map<std::pair<int, int>, double> torch;
   if (with_torch) torch = run_torch(script);
-  std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better)\n", kBatch);
-  std::printf("%5s %6s | %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp", "sampler",
-              "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
+  std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better); kernel path %s\n",
+              kBatch, scb::kernel_path_name(scb::selected_kernel_path()));
+  std::printf("%5s %6s | %12s %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp",
+              "(scalar)", "sampler", "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
   for (const auto& [N, T] : kConfigs) {
     const double step = reporter.rates[name("BM_scb_stage1_step", N, T)];
     const double presampled = reporter.rates[name("BM_scb_stage1_presampled", N, T)];
+    const double presampled_scalar = reporter.rates[name("BM_scb_stage1_presampled_scalar", N, T)];
     const double sampler = reporter.rates[name("BM_scb_sample", N, T)];
     const double bandwidth = reporter.rates["BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)];
     const auto t = torch.find({N, T});
     const double torch_rate = t != torch.end() ? t->second : 0.0;
     const double fraction = bandwidth > 0 ? presampled * bytes_per_sample(N, T, false) / bandwidth : 0.0;
     const double fraction_step = bandwidth > 0 ? step * bytes_per_sample(N, T, true) / bandwidth : 0.0;
-    std::printf("%5d %6d | %12.4g %12.4g %12.4g | %12.4g %8.3g %8.3g | %9.3f %9.3f\n", N, T, step, presampled,
-                sampler, torch_rate, torch_rate > 0 ? presampled / torch_rate : 0.0,
+    std::printf("%5d %6d | %12.4g %12.4g %12.4g %12.4g | %12.4g %8.3g %8.3g | %9.3f %9.3f\n", N, T, step, presampled,
+                presampled_scalar, sampler, torch_rate, torch_rate > 0 ? presampled / torch_rate : 0.0,
                 torch_rate > 0 ? step / torch_rate : 0.0, fraction, fraction_step);
   }
-  std::printf("ratio = C++ presampled / PyTorch (both time the step on batches drawn beforehand);\n"
+  std::printf("(scalar) = C++ presampled with the portable scalar kernels (same results bit for bit);\n"
+              "ratio = C++ presampled / PyTorch (both time the step on batches drawn beforehand);\n"
               "ratio* = C++ step including its own sampling / PyTorch step without sampling.\n"
               "bw frac = presampled samples/s x (32T + 32N^2) bytes / copy bandwidth at the per-sample hot-set size;\n"
               "bw frac* = the same for the full step with sampling (36T + 32N^2 bytes).\n");

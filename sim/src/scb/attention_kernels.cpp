@@ -197,16 +197,6 @@ __attribute__((target("avx512f"))) void gather_avx512(const int* tokens, const d
   gather_scalar(tokens + t, g, T - t, grad + t);
 }
 
-__attribute__((target("avx2"))) void gather_avx2(const int* tokens, const double* g, int T, double* grad) {
-  int t = 0;
-  for (; t + 4 <= T; t += 4) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tokens + t));
-    const __m256d values = _mm256_i32gather_pd(g, x, 8);
-    _mm256_storeu_pd(grad + t, _mm256_sub_pd(_mm256_loadu_pd(grad + t), values));
-  }
-  gather_scalar(tokens + t, g, T - t, grad + t);
-}
-
 #pragma GCC diagnostic pop
 
 bool cpu_runs(KernelPath path) {
@@ -286,7 +276,6 @@ void gather_attention_gradient(KernelPath path, const int* tokens, const double*
 #if DYNCHECK_SCB_X86_KERNELS
   if (N <= kMaxSmallN) {
     if (path == KernelPath::avx512) return gather_avx512(tokens, g, T, N, grad);
-    if (path == KernelPath::avx2) return gather_avx2(tokens, g, T, grad);
   }
 #else
   (void)path;

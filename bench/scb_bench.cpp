@@ -26,8 +26,10 @@
 // into the a-gradient) 8T, the attention column 8T, the a-gradient column read + write 16T, V read
 // twice (Vh and Vᵀr) 16N², the V-gradient read + write 16N²: 32T + 32N² bytes (the N-vectors h,
 // r, g and the scatter's partial sums live in registers or L1 and are not counted). With
-// sampling, + 4T token writes. A fraction well below 1 means the step is bound by instructions
-// (for N ≤ 32 mostly the scatter's one read-modify-write per token), not by moving bytes.
+// sampling, + 4T token writes. A fraction well below 1 means the step is bound by instructions,
+// not by moving bytes: for N = 20 mostly the scatter's scalar read-modify-write per token, for
+// N = 3 the scatter's compare and masked add per token value and chunk of eight tokens, and the
+// fixed cost of each sample (the N² products, the loss, the calls).
 
 #include <benchmark/benchmark.h>
 

@@ -52,6 +52,9 @@ struct BatchGradient {
  *     \nabla_{a_j}\ell = 0\ (j \ne k), \f]
  * to `sums` and returns ℓ. Cost O(T + N²): h by a scatter over the T tokens, Vh and Vᵀr by
  * two matrix-vector products, the rank-1 update of sums.V, and a gather into column k of sums.A.
+ * The scatter and gather run on the kernel path of selected_kernel_path() (scalar, AVX2 or
+ * AVX-512, chosen at run time); the summation order of h is fixed by N and documented in
+ * attention_kernels.hpp, so the results are the same bits on every path and machine.
  * Shapes are the caller's responsibility (checked by the optimizers once per batch).
  */
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums);

@@ -13,6 +13,8 @@
 //                                   touches (V, its gradient, one A column and its gradient, the
 //                                   tokens: 16N² + 24T bytes, at least 32 KiB)
 // Items are samples (examples), except for BM_copy_bandwidth (bytes copied, read + write).
+// With --benchmark_repetitions=K the table shows medians: of the K repetitions of each C++
+// benchmark and of K runs of the PyTorch script.
 // Rates are per CPU second of the (single-threaded) process, on both sides (the PyTorch script
 // uses time.process_time), because the benchmark machine is shared and wall time is inflated by
 // other jobs.
@@ -33,7 +35,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -127,19 +131,31 @@ void copy_bandwidth(benchmark::State& state, std::size_t bytes) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * bytes));
 }
 
-/// Records items/s and bytes/s of every run next to the usual console output.
+/// Records items/s and bytes/s of every run next to the usual console output: the median over
+/// the repetitions when --benchmark_repetitions > 1 (the machine is shared, so one repetition
+/// can be slowed down by other jobs), else the single run.
 class RecordingReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Aggregate && !median) continue;
+      auto& target = median ? medians_ : singles_;
       const auto items = run.counters.find("items_per_second");
       const auto bytes = run.counters.find("bytes_per_second");
-      if (items != run.counters.end()) rates[run.benchmark_name()] = items->second.value;
-      if (bytes != run.counters.end()) rates[run.benchmark_name()] = bytes->second.value;
+      if (items != run.counters.end()) target[run.run_name.str()] = items->second.value;
+      if (bytes != run.counters.end()) target[run.run_name.str()] = bytes->second.value;
     }
     ConsoleReporter::ReportRuns(runs);
   }
-  std::map<std::string, double> rates;
+  double rate(const std::string& name) const {
+    if (const auto m = medians_.find(name); m != medians_.end()) return m->second;
+    const auto s = singles_.find(name);
+    return s != singles_.end() ? s->second : 0.0;
+  }
+
+ private:
+  std::map<std::string, double> medians_, singles_;
 };
 
 std::string name(const char* kind, int N, int T) { return std::string(kind) + "/" + std::to_string(N) + "/" + std::to_string(T); }
@@ -167,6 +183,7 @@ std::map<std::pair<int, int>, double> run_torch(const std::string& script) {
 
 int main(int argc, char** argv) {
   bool with_torch = true;
+  int repetitions = 1;  // --benchmark_repetitions, read before Google Benchmark consumes it
   std::string script = "bench/scb_sgd_torch.py";
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
@@ -176,6 +193,7 @@ int main(int argc, char** argv) {
     } else if (arg.rfind("--torch-script=", 0) == 0) {
       script = arg.substr(15);
     } else {
+      if (arg.rfind("--benchmark_repetitions=", 0) == 0) repetitions = std::max(1, std::atoi(arg.c_str() + 24));
       args.push_back(argv[i]);
     }
   }
@@ -196,17 +214,28 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
   std::map<std::pair<int, int>, double> torch;
-  if (with_torch) torch = run_torch(script);
+  if (with_torch) {
+    // As many runs of the script as repetitions of the C++ benchmarks, and their median.
+    std::map<std::pair<int, int>, std::vector<double>> runs;
+    for (int r = 0; r < repetitions; ++r) {
+      for (const auto& [config, rate] : run_torch(script)) runs[config].push_back(rate);
+    }
+    for (auto& [config, rates] : runs) {
+      std::sort(rates.begin(), rates.end());
+      const std::size_t n = rates.size();
+      torch[config] = n % 2 == 1 ? rates[n / 2] : 0.5 * (rates[n / 2 - 1] + rates[n / 2]);
+    }
+  }
   std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better); kernel path %s\n",
               kBatch, scb::kernel_path_name(scb::selected_kernel_path()));
   std::printf("%5s %6s | %12s %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp",
               "(scalar)", "sampler", "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
   for (const auto& [N, T] : kConfigs) {
-    const double step = reporter.rates[name("BM_scb_stage1_step", N, T)];
-    const double presampled = reporter.rates[name("BM_scb_stage1_presampled", N, T)];
-    const double presampled_scalar = reporter.rates[name("BM_scb_stage1_presampled_scalar", N, T)];
-    const double sampler = reporter.rates[name("BM_scb_sample", N, T)];
-    const double bandwidth = reporter.rates["BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)];
+    const double step = reporter.rate(name("BM_scb_stage1_step", N, T));
+    const double presampled = reporter.rate(name("BM_scb_stage1_presampled", N, T));
+    const double presampled_scalar = reporter.rate(name("BM_scb_stage1_presampled_scalar", N, T));
+    const double sampler = reporter.rate(name("BM_scb_sample", N, T));
+    const double bandwidth = reporter.rate("BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T));
     const auto t = torch.find({N, T});
     const double torch_rate = t != torch.end() ? t->second : 0.0;
     const double fraction = bandwidth > 0 ? presampled * bytes_per_sample(N, T, false) / bandwidth : 0.0;

@@ -101,7 +101,7 @@ void stage1_presampled(benchmark::State& state, int N, int T, scb::KernelPath pa
   for (auto _ : state) {
     const auto& batch = batches[i++ % batches.size()];
     workspace.sums.clear();
-    for (const auto& example : batch) scb::accumulate_gradient(model, example, workspace.sums);
+    scb::accumulate_gradients(model, batch, workspace.sums);
     scb::apply_gradient_step(model, instance.mu, workspace.sums, 1e-3, 1e-3, {});
     benchmark::DoNotOptimize(model.V.data());
   }

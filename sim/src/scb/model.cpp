@@ -4,6 +4,8 @@
 
 #include "dyncheck/sim/scb/attention_kernels.hpp"
 
+#include <algorithm>
+
 namespace dyncheck::sim::scb {
 
 LinearModel initial_model(const Instance& instance) {
@@ -21,6 +23,11 @@ BatchGradient::BatchGradient(int N, int T)
       h(N),
       r(N),
       g(N) {
+  for (std::size_t i = 0; i < kGroup; ++i) {
+    slot_h[i].resize(N);
+    slot_r[i].resize(N);
+    slot_g[i].resize(N);
+  }
   touched.reserve(static_cast<std::size_t>(N));
 }
 
@@ -67,6 +74,55 @@ void small_residual_and_products(const double* __restrict V, const double* __res
 
 }  // namespace
 
+namespace {
+
+void small_products(int N, const double* V, const double* h, int output, double* r, double* G_V, double* g) {
+  switch (N) {
+    case 1: small_residual_and_products<1>(V, h, N, output, r, G_V, g); break;
+    case 2: small_residual_and_products<2>(V, h, N, output, r, G_V, g); break;
+    case 3: small_residual_and_products<3>(V, h, N, output, r, G_V, g); break;
+    case 4: small_residual_and_products<4>(V, h, N, output, r, G_V, g); break;
+    default: small_residual_and_products<0>(V, h, N, output, r, G_V, g); break;
+  }
+}
+
+void count_sample(int k, double loss, BatchGradient& sums) {
+  auto& count = sums.count[static_cast<std::size_t>(k)];
+  if (count++ == 0) sums.touched.push_back(k);
+  ++sums.samples;
+  sums.loss_sum += loss;
+}
+
+}  // namespace
+
+void accumulate_gradients(const LinearModel& model, std::span<const Example> examples, BatchGradient& sums) {
+  const auto N = static_cast<int>(model.V.rows());
+  if (N > 32) {
+    for (const Example& example : examples) accumulate_gradient(model, example, sums);
+    return;
+  }
+  const KernelPath path = selected_kernel_path();
+  const double* V = model.V.data();
+  double* G_V = sums.V.data();
+  constexpr std::size_t group = BatchGradient::kGroup;
+  for (std::size_t first = 0; first < examples.size(); first += group) {
+    const std::size_t size = std::min(group, examples.size() - first);
+    const Example* batch = examples.data() + first;
+    for (std::size_t i = 0; i < size; ++i) {
+      scatter_attention(path, batch[i].tokens.data(), model.A.col(batch[i].query).data(),
+                        static_cast<int>(batch[i].tokens.size()), N, sums.slot_h[i].data());
+    }
+    for (std::size_t i = 0; i < size; ++i) {
+      small_products(N, V, sums.slot_h[i].data(), batch[i].output, sums.slot_r[i].data(), G_V, sums.slot_g[i].data());
+      count_sample(batch[i].query, 0.5 * sums.slot_r[i].squaredNorm(), sums);
+    }
+    for (std::size_t i = 0; i < size; ++i) {
+      gather_attention_gradient(path, batch[i].tokens.data(), sums.slot_g[i].data(),
+                                static_cast<int>(batch[i].tokens.size()), N, sums.A.col(batch[i].query).data());
+    }
+  }
+}
+
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums) {
   const int k = example.query;
   const int T = static_cast<int>(example.tokens.size());
@@ -87,20 +143,11 @@ double accumulate_gradient(const LinearModel& model, const Example& example, Bat
     sums.V.noalias() -= sums.r * sums.h.transpose();
     sums.g.noalias() = model.V.transpose() * sums.r;
   } else {
-    switch (N) {
-      case 1: small_residual_and_products<1>(V, h, N, example.output, r, G_V, g); break;
-      case 2: small_residual_and_products<2>(V, h, N, example.output, r, G_V, g); break;
-      case 3: small_residual_and_products<3>(V, h, N, example.output, r, G_V, g); break;
-      case 4: small_residual_and_products<4>(V, h, N, example.output, r, G_V, g); break;
-      default: small_residual_and_products<0>(V, h, N, example.output, r, G_V, g); break;
-    }
+    small_products(N, V, h, example.output, r, G_V, g);
   }
   const double loss = 0.5 * sums.r.squaredNorm();
   gather_attention_gradient(path, tokens, g, T, N, sums.A.col(k).data());
-  auto& count = sums.count[static_cast<std::size_t>(k)];
-  if (count++ == 0) sums.touched.push_back(k);
-  ++sums.samples;
-  sums.loss_sum += loss;
+  count_sample(k, loss, sums);
   return loss;
 }
 

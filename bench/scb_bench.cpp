@@ -3,8 +3,9 @@
 //
 // Benchmarks, for (N, T) in {(3, 100), (20, 5000), (500, 10000)} and batch B = 128:
 //   BM_scb_stage1_step/N/T          stage1_sgd_step: sampling + per-sample gradients + update
-//   BM_scb_stage1_presampled/N/T    the same step on 4 batches drawn beforehand and cycled (what
-//                                   the PyTorch script times: its batches are drawn by numpy)
+//   BM_scb_stage1_presampled/N/T    the same step (accumulate_gradients + apply_gradient_step) on
+//                                   4 batches drawn beforehand and cycled (what the PyTorch script
+//                                   times: its batches are drawn by numpy)
 //   BM_scb_stage1_presampled_scalar/N/T   the same with the portable scalar kernels forced
 //                                   (scb::select_kernel_path; same results bit for bit), to show
 //                                   what the run-time dispatched SIMD kernels gain

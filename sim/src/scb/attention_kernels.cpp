@@ -172,9 +172,9 @@ __attribute__((target("avx512f"))) void gather_avx512(const int* tokens, const d
   __m512d parts[4];
   for (int part = 0; part < 4; ++part) {
     const int count = N - kLanes * part;
-    parts[part] = count <= 0 ? _mm512_setzero_pd()
-                             : _mm512_maskz_loadu_pd(static_cast<__mmask8>((1U << (count > kLanes ? kLanes : count)) - 1U),
-                                                     g + kLanes * part);
+    const int lanes = count < 0 ? 0 : (count > kLanes ? kLanes : count);
+    const auto valid = static_cast<__mmask8>((1U << lanes) - 1U);
+    parts[part] = lanes == 0 ? _mm512_setzero_pd() : _mm512_maskz_loadu_pd(valid, g + kLanes * part);
   }
   const __m512d g0 = parts[0], g1 = parts[1], g2 = parts[2], g3 = parts[3];
   const __m512i bit4 = _mm512_set1_epi64(16);

@@ -76,7 +76,8 @@ void small_residual_and_products(const double* __restrict V, const double* __res
 
 namespace {
 
-void small_products(int N, const double* V, const double* h, int output, double* r, double* G_V, double* g) {
+[[gnu::always_inline]] inline void small_products(int N, const double* V, const double* h, int output, double* r,
+                                                  double* G_V, double* g) {
   switch (N) {
     case 1: small_residual_and_products<1>(V, h, N, output, r, G_V, g); break;
     case 2: small_residual_and_products<2>(V, h, N, output, r, G_V, g); break;
@@ -86,7 +87,7 @@ void small_products(int N, const double* V, const double* h, int output, double*
   }
 }
 
-void count_sample(int k, double loss, BatchGradient& sums) {
+[[gnu::always_inline]] inline void count_sample(int k, double loss, BatchGradient& sums) {
   auto& count = sums.count[static_cast<std::size_t>(k)];
   if (count++ == 0) sums.touched.push_back(k);
   ++sums.samples;

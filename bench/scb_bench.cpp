@@ -3,13 +3,19 @@
 //
 // Benchmarks, for (N, T) in {(3, 100), (20, 5000), (500, 10000)} and batch B = 128:
 //   BM_scb_stage1_step/N/T          stage1_sgd_step: sampling + per-sample gradients + update
-//   BM_scb_stage1_presampled/N/T    the same step on 4 batches drawn beforehand and cycled (what
-//                                   the PyTorch script times: its batches are drawn by numpy)
+//   BM_scb_stage1_presampled/N/T    the same step (accumulate_gradients + apply_gradient_step) on
+//                                   4 batches drawn beforehand and cycled (what the PyTorch script
+//                                   times: its batches are drawn by numpy)
+//   BM_scb_stage1_presampled_scalar/N/T   the same with the portable scalar kernels forced
+//                                   (scb::select_kernel_path; same results bit for bit), to show
+//                                   what the run-time dispatched SIMD kernels gain
 //   BM_scb_sample/N/T               Sampler::sample_into alone
 //   BM_copy_bandwidth/N/T           std::memcpy of a buffer of the size of the data one sample
 //                                   touches (V, its gradient, one A column and its gradient, the
 //                                   tokens: 16N² + 24T bytes, at least 32 KiB)
 // Items are samples (examples), except for BM_copy_bandwidth (bytes copied, read + write).
+// With --benchmark_repetitions=K the table shows medians: of the K repetitions of each C++
+// benchmark and of K runs of the PyTorch script.
 // Rates are per CPU second of the (single-threaded) process, on both sides (the PyTorch script
 // uses time.process_time), because the benchmark machine is shared and wall time is inflated by
 // other jobs.
@@ -17,14 +23,22 @@
 // After the Google Benchmark run, main() runs /usr/bin/python3 bench/scb_sgd_torch.py (unless
 // --no-torch) and prints one table: samples/s of C++ and PyTorch, their ratio, and the achieved
 // fraction of the memory-bandwidth limit, i.e. samples/s × bytes touched per sample ÷ copy
-// bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes touched per sample of the presampled step, counting
-// each pass over an array: tokens read twice (scatter into h, gather into the a-gradient) 8T,
-// the attention column 8T, the a-gradient column read + write 16T, V read twice (Vh and Vᵀr)
-// 16N², the V-gradient read + write 16N²: 32T + 32N² bytes. (With sampling, + 4T token writes.)
+// bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes
+// touched per sample of the presampled step, counting each pass over an array of the kernels in
+// sim/scb/attention_kernels.hpp and model.cpp: the int tokens read twice (scatter into h, gather
+// into the a-gradient) 8T, the attention column 8T, the a-gradient column read + write 16T, V read
+// twice (Vh and Vᵀr) 16N², the V-gradient read + write 16N²: 32T + 32N² bytes (the N-vectors h,
+// r, g and the scatter's partial sums live in registers or L1 and are not counted). With
+// sampling, + 4T token writes. A fraction well below 1 means the step is bound by instructions,
+// not by moving bytes: for N = 20 mostly the scatter's scalar read-modify-write per token, for
+// N = 3 the scatter's compare and masked add per token value and chunk of eight tokens, and the
+// fixed cost of each sample (the N² products, the loss, the calls).
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -33,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "dyncheck/sim/scb/attention_kernels.hpp"
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
@@ -71,7 +86,9 @@ void stage1_step(benchmark::State& state, int N, int T) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
-void stage1_presampled(benchmark::State& state, int N, int T) {
+void stage1_presampled(benchmark::State& state, int N, int T, scb::KernelPath path) {
+  const scb::KernelPath dispatched = scb::selected_kernel_path();
+  scb::select_kernel_path(path);
   const scb::Instance instance = bench_instance(N, T);
   const scb::Sampler sampler(instance);
   scb::LinearModel model = scb::initial_model(instance);
@@ -85,11 +102,12 @@ void stage1_presampled(benchmark::State& state, int N, int T) {
   for (auto _ : state) {
     const auto& batch = batches[i++ % batches.size()];
     workspace.sums.clear();
-    for (const auto& example : batch) scb::accumulate_gradient(model, example, workspace.sums);
+    scb::accumulate_gradients(model, batch, workspace.sums);
     scb::apply_gradient_step(model, instance.mu, workspace.sums, 1e-3, 1e-3, {});
     benchmark::DoNotOptimize(model.V.data());
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
+  scb::select_kernel_path(dispatched);
 }
 
 void sample_only(benchmark::State& state, int N, int T) {
@@ -114,19 +132,31 @@ void copy_bandwidth(benchmark::State& state, std::size_t bytes) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * bytes));
 }
 
-/// Records items/s and bytes/s of every run next to the usual console output.
+/// Records items/s and bytes/s of every run next to the usual console output: the median over
+/// the repetitions when --benchmark_repetitions > 1 (the machine is shared, so one repetition
+/// can be slowed down by other jobs), else the single run.
 class RecordingReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Aggregate && !median) continue;
+      auto& target = median ? medians_ : singles_;
       const auto items = run.counters.find("items_per_second");
       const auto bytes = run.counters.find("bytes_per_second");
-      if (items != run.counters.end()) rates[run.benchmark_name()] = items->second.value;
-      if (bytes != run.counters.end()) rates[run.benchmark_name()] = bytes->second.value;
+      if (items != run.counters.end()) target[run.run_name.str()] = items->second.value;
+      if (bytes != run.counters.end()) target[run.run_name.str()] = bytes->second.value;
     }
     ConsoleReporter::ReportRuns(runs);
   }
-  std::map<std::string, double> rates;
+  double rate(const std::string& name) const {
+    if (const auto m = medians_.find(name); m != medians_.end()) return m->second;
+    const auto s = singles_.find(name);
+    return s != singles_.end() ? s->second : 0.0;
+  }
+
+ private:
+  std::map<std::string, double> medians_, singles_;
 };
 
 std::string name(const char* kind, int N, int T) { return std::string(kind) + "/" + std::to_string(N) + "/" + std::to_string(T); }
@@ -154,6 +184,7 @@ std::map<std::pair<int, int>, double> run_torch(const std::string& script) {
 
 int main(int argc, char** argv) {
   bool with_torch = true;
+  int repetitions = 1;  // --benchmark_repetitions, read before Google Benchmark consumes it
   std::string script = "bench/scb_sgd_torch.py";
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
@@ -163,12 +194,16 @@ int main(int argc, char** argv) {
     } else if (arg.rfind("--torch-script=", 0) == 0) {
       script = arg.substr(15);
     } else {
+      if (arg.rfind("--benchmark_repetitions=", 0) == 0) repetitions = std::max(1, std::atoi(arg.c_str() + 24));
       args.push_back(argv[i]);
     }
   }
   for (const auto& [N, T] : kConfigs) {
     benchmark::RegisterBenchmark(name("BM_scb_stage1_step", N, T).c_str(), stage1_step, N, T);
-    benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled", N, T).c_str(), stage1_presampled, N, T);
+    benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled", N, T).c_str(), stage1_presampled, N, T,
+                                 scb::selected_kernel_path());
+    benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled_scalar", N, T).c_str(), stage1_presampled, N, T,
+                                 scb::KernelPath::scalar);
     benchmark::RegisterBenchmark(name("BM_scb_sample", N, T).c_str(), sample_only, N, T);
     const auto bytes = static_cast<std::size_t>(std::max(hot_set_bytes(N, T), 32768.0));
     benchmark::RegisterBenchmark(("BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)).c_str(),
@@ -180,24 +215,38 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
   std::map<std::pair<int, int>, double> torch;
-  if (with_torch) torch = run_torch(script);
-  std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better)\n", kBatch);
-  std::printf("%5s %6s | %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp", "sampler",
-              "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
+  if (with_torch) {
+    // As many runs of the script as repetitions of the C++ benchmarks, and their median.
+    std::map<std::pair<int, int>, std::vector<double>> runs;
+    for (int r = 0; r < repetitions; ++r) {
+      for (const auto& [config, rate] : run_torch(script)) runs[config].push_back(rate);
+    }
+    for (auto& [config, rates] : runs) {
+      std::sort(rates.begin(), rates.end());
+      const std::size_t n = rates.size();
+      torch[config] = n % 2 == 1 ? rates[n / 2] : 0.5 * (rates[n / 2 - 1] + rates[n / 2]);
+    }
+  }
+  std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better); kernel path %s\n",
+              kBatch, scb::kernel_path_name(scb::selected_kernel_path()));
+  std::printf("%5s %6s | %12s %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp",
+              "(scalar)", "sampler", "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
   for (const auto& [N, T] : kConfigs) {
-    const double step = reporter.rates[name("BM_scb_stage1_step", N, T)];
-    const double presampled = reporter.rates[name("BM_scb_stage1_presampled", N, T)];
-    const double sampler = reporter.rates[name("BM_scb_sample", N, T)];
-    const double bandwidth = reporter.rates["BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)];
+    const double step = reporter.rate(name("BM_scb_stage1_step", N, T));
+    const double presampled = reporter.rate(name("BM_scb_stage1_presampled", N, T));
+    const double presampled_scalar = reporter.rate(name("BM_scb_stage1_presampled_scalar", N, T));
+    const double sampler = reporter.rate(name("BM_scb_sample", N, T));
+    const double bandwidth = reporter.rate("BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T));
     const auto t = torch.find({N, T});
     const double torch_rate = t != torch.end() ? t->second : 0.0;
     const double fraction = bandwidth > 0 ? presampled * bytes_per_sample(N, T, false) / bandwidth : 0.0;
     const double fraction_step = bandwidth > 0 ? step * bytes_per_sample(N, T, true) / bandwidth : 0.0;
-    std::printf("%5d %6d | %12.4g %12.4g %12.4g | %12.4g %8.3g %8.3g | %9.3f %9.3f\n", N, T, step, presampled,
-                sampler, torch_rate, torch_rate > 0 ? presampled / torch_rate : 0.0,
+    std::printf("%5d %6d | %12.4g %12.4g %12.4g %12.4g | %12.4g %8.3g %8.3g | %9.3f %9.3f\n", N, T, step, presampled,
+                presampled_scalar, sampler, torch_rate, torch_rate > 0 ? presampled / torch_rate : 0.0,
                 torch_rate > 0 ? step / torch_rate : 0.0, fraction, fraction_step);
   }
-  std::printf("ratio = C++ presampled / PyTorch (both time the step on batches drawn beforehand);\n"
+  std::printf("(scalar) = C++ presampled with the portable scalar kernels (same results bit for bit);\n"
+              "ratio = C++ presampled / PyTorch (both time the step on batches drawn beforehand);\n"
               "ratio* = C++ step including its own sampling / PyTorch step without sampling.\n"
               "bw frac = presampled samples/s x (32T + 32N^2) bytes / copy bandwidth at the per-sample hot-set size;\n"
               "bw frac* = the same for the full step with sampling (36T + 32N^2 bytes).\n");

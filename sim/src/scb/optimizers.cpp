@@ -2,7 +2,9 @@
 
 #include "dyncheck/sim/scb/optimizers.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "dyncheck/sim/detail/throw_invalid_argument.hpp"
@@ -42,9 +44,11 @@ double draw_batch_gradient(const LinearModel& model, const Sampler& sampler, lon
     throw_invalid_argument(where, "workspace shapes must match the sampler's instance");
   }
   workspace.sums.clear();
-  for (long long b = 0; b < B; ++b) {
-    sampler.sample_into(workspace.example, rng);
-    accumulate_gradient(model, workspace.example, workspace.sums);
+  constexpr auto group = static_cast<long long>(BatchGradient::kGroup);
+  for (long long first = 0; first < B; first += group) {
+    const auto size = static_cast<std::size_t>(std::min(group, B - first));
+    for (std::size_t i = 0; i < size; ++i) sampler.sample_into(workspace.examples[i], rng);
+    accumulate_gradients(model, std::span<const Example>(workspace.examples.data(), size), workspace.sums);
   }
   return workspace.sums.loss_sum / static_cast<double>(B);
 }

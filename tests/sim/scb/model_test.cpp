@@ -7,6 +7,8 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
@@ -82,6 +84,39 @@ RC_GTEST_PROP(SimScbModel, PerSampleGradientMatchesDenseOneHotForAllSizes, ()) {
   RC_ASSERT(std::abs(loss - 0.5 * r.squaredNorm()) <= 1e-12);
   RC_ASSERT((sums.V + r * (X * a).transpose()).lpNorm<Eigen::Infinity>() <= 1e-12);
   RC_ASSERT((sums.A - grad_A).lpNorm<Eigen::Infinity>() <= 1e-12);
+}
+
+// accumulate_gradients processes groups stage by stage; every sum must still get its terms in
+// sample order, so the result is the same bits as one accumulate_gradient call per example.
+RC_GTEST_PROP(SimScbModel, GroupedAccumulationIsSequentialAccumulationBitForBit, ()) {
+  const int N = *rc::gen::inRange(1, 41);
+  const int T = *rc::gen::inRange(1, 120);
+  const int B = *rc::gen::inRange(1, 14);
+  const int queries = *rc::gen::inRange(1, N + 1);  // few queries: columns of A hit repeatedly
+  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+  Rng rng(seed);
+  auto u = [&rng] { return static_cast<double>(rng() >> 11U) * 0x1.0p-53 - 0.5; };
+  LinearModel model{.V = Eigen::MatrixXd(N, N), .A = Eigen::MatrixXd(T, N)};
+  for (Eigen::Index i = 0; i < model.V.size(); ++i) model.V.data()[i] = u();
+  for (Eigen::Index i = 0; i < model.A.size(); ++i) model.A.data()[i] = u();
+  std::vector<Example> examples(static_cast<std::size_t>(B));
+  for (Example& example : examples) {
+    example.query = static_cast<int>(rng() % static_cast<std::uint64_t>(queries));
+    example.output = static_cast<int>(rng() % static_cast<std::uint64_t>(N));
+    for (int t = 0; t < T; ++t) example.tokens.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(N)));
+  }
+  BatchGradient sequential(N, T), grouped(N, T);
+  for (const Example& example : examples) accumulate_gradient(model, example, sequential);
+  accumulate_gradients(model, examples, grouped);
+  auto same = [](const Eigen::MatrixXd& x, const Eigen::MatrixXd& y) {
+    return std::memcmp(x.data(), y.data(), static_cast<std::size_t>(x.size()) * sizeof(double)) == 0;
+  };
+  RC_ASSERT(same(grouped.V, sequential.V));
+  RC_ASSERT(same(grouped.A, sequential.A));
+  RC_ASSERT(std::memcmp(&grouped.loss_sum, &sequential.loss_sum, sizeof(double)) == 0);
+  RC_ASSERT(grouped.samples == sequential.samples);
+  RC_ASSERT(grouped.touched == sequential.touched);
+  RC_ASSERT(grouped.count == sequential.count);
 }
 
 TEST(SimScbModel, PopulationGradientIsTheMeanOfPerSampleGradients) {

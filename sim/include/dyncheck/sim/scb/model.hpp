@@ -3,6 +3,8 @@
 // (specs/scb.md §2).
 
 #include <Eigen/Core>
+#include <array>
+#include <span>
 #include <vector>
 
 #include "dyncheck/sim/scb/instance.hpp"
@@ -41,8 +43,11 @@ struct BatchGradient {
   /// Zeroes the sums in O(N² + T·|touched|).
   void clear();
 
-  // Scratch of accumulate_gradient: h = X a_k, r = e_o − V h, g = Vᵀ r.
+  // Scratch of accumulate_gradient: h = X a_k, r = e_o − V h, g = Vᵀ r; and of
+  // accumulate_gradients, the same for each sample of a group of kGroup.
   Eigen::VectorXd h, r, g;
+  static constexpr std::size_t kGroup = 4;
+  std::array<Eigen::VectorXd, kGroup> slot_h, slot_r, slot_g;
 };
 
 /**
@@ -52,9 +57,21 @@ struct BatchGradient {
  *     \nabla_{a_j}\ell = 0\ (j \ne k), \f]
  * to `sums` and returns ℓ. Cost O(T + N²): h by a scatter over the T tokens, Vh and Vᵀr by
  * two matrix-vector products, the rank-1 update of sums.V, and a gather into column k of sums.A.
+ * The scatter and gather run on the kernel path of selected_kernel_path() (scalar, AVX2 or
+ * AVX-512, chosen at run time); the summation order of h is fixed by N and documented in
+ * attention_kernels.hpp, so the results are the same bits on every path and machine.
  * Shapes are the caller's responsibility (checked by the optimizers once per batch).
  */
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums);
+
+/**
+ * accumulate_gradient for each example in order, with the same result bit for bit: for N ≤ 32,
+ * groups of BatchGradient::kGroup samples are processed stage by stage (all scatters, then the
+ * N² products, losses and counts in sample order, then all gathers), so that the independent
+ * work of neighbouring samples overlaps in the CPU; every sum still receives its terms in
+ * sample order (sums.V from the products, column k of sums.A from the gathers).
+ */
+void accumulate_gradients(const LinearModel& model, std::span<const Example> examples, BatchGradient& sums);
 
 /// The per-sample loss alone, ½‖e_o − V X a_k‖², in O(T + N²).
 double sample_loss(const LinearModel& model, const Example& example);

@@ -2,6 +2,7 @@
 // Minibatch SGD variants of the SCB paper's algorithm (specs/scb.md §3) on the linear model.
 
 #include <Eigen/Core>
+#include <array>
 
 #include "dyncheck/sim/random/rng.hpp"
 #include "dyncheck/sim/scb/instance.hpp"
@@ -11,17 +12,21 @@
 
 namespace dyncheck::sim::scb {
 
-/// Reusable buffers of one SGD run: the gradient sums and one example (no allocation per step
-/// once constructed).
+/// Reusable buffers of one SGD run: the gradient sums and one group of examples (no allocation
+/// per step once constructed).
 struct SgdWorkspace {
-  SgdWorkspace(int N, int T) : sums(N, T) { example.tokens.reserve(static_cast<std::size_t>(T)); }
+  SgdWorkspace(int N, int T) : sums(N, T) {
+    for (Example& example : examples) example.tokens.reserve(static_cast<std::size_t>(T));
+  }
   BatchGradient sums;
-  Example example;
+  std::array<Example, BatchGradient::kGroup> examples;
 };
 
 /**
  * Draws B examples from `sampler` (in order, each with Sampler::sample_into) and leaves the sums
- * of their per-sample gradients in workspace.sums (cleared first); returns the mean loss.
+ * of their per-sample gradients in workspace.sums (cleared first); returns the mean loss. The
+ * examples are drawn and accumulated (accumulate_gradients) a group of BatchGradient::kGroup at
+ * a time, with the same random stream and sums as one at a time.
  * Throws std::invalid_argument for B < 1 or shapes that do not match the sampler.
  */
 double draw_batch_gradient(const LinearModel& model, const Sampler& sampler, long long B, Rng& rng,

@@ -1,0 +1,52 @@
+#pragma once
+// The two O(T) loops of the SCB per-sample gradient (specs/scb.md §2): the scatter h = X a_k and
+// the gather of the a-gradient, each with a portable scalar path and wide SIMD paths chosen at
+// run time. Every path of a kernel gives bit-identical results: the SIMD paths perform the same
+// IEEE additions in the same order as the scalar path, lane by lane.
+
+#include <vector>
+
+namespace dyncheck::sim::scb {
+
+/// An implementation of the kernels below. scalar is portable C++; avx2 and avx512 exist on
+/// x86-64 builds and run only where the CPU (and OS) support them (avx512 needs AVX-512F).
+enum class KernelPath { scalar, avx2, avx512 };
+
+/// "scalar", "avx2", "avx512".
+const char* kernel_path_name(KernelPath path) noexcept;
+
+/// The paths this CPU can run, scalar first.
+std::vector<KernelPath> available_kernel_paths();
+
+/// The path accumulate_gradient uses: the widest available, unless select_kernel_path chose one.
+KernelPath selected_kernel_path() noexcept;
+
+/// Makes accumulate_gradient use `path` (for tests and benchmarks: every path gives the same
+/// bits, so this changes only speed). Not thread-safe: call it before starting worker threads.
+/// Throws std::invalid_argument if the CPU cannot run `path`.
+void select_kernel_path(KernelPath path);
+
+/**
+ * \f$h = X a = \sum_{t=0}^{T-1} a_t e_{x_t} \in \mathbb R^N\f$ (h is overwritten), tokens in
+ * [0, N), T ≥ 0, N ≥ 1. The summation order is fixed by N alone:
+ *  - N ≤ 8: eight interleaved partial sums, \f$p_{l,j} = \sum_{t \equiv l \ (8)} a_t [x_t = j]\f$
+ *    added in increasing t from +0, then \f$h_j = ((p_{0j} + p_{1j}) + (p_{2j} + p_{3j})) +
+ *    ((p_{4j} + p_{5j}) + (p_{6j} + p_{7j}))\f$. The SIMD paths keep \f$p_{\cdot j}\f$ in one
+ *    vector register per j and add a masked by \f$[x_t = j]\f$ (AVX-512: merge-masked add; AVX2:
+ *    add of a ∧ mask, i.e. of +0 in the other lanes, which leaves a partial sum that started at
+ *    +0 unchanged: such a sum is never −0, and x + (+0) = x for every other x, inf and NaN included).
+ *  - 8 < N ≤ 32: four interleaved partial sums (t mod 4 for t < 4⌊T/4⌋, the last T mod 4 tokens
+ *    into p_0), combined as ((p_0 + p_1) + (p_2 + p_3)).
+ *  - N > 32: one sum per j in increasing t.
+ */
+void scatter_attention(KernelPath path, const int* tokens, const double* a, int T, int N, double* h);
+
+/**
+ * \f$\text{grad}_t \leftarrow \text{grad}_t - g_{x_t}\f$ for t < T: one subtraction per entry, so
+ * every path gives the same bits. The AVX-512 path looks g up in registers for N ≤ 32 (vpermt2pd,
+ * eight tokens per instruction); the other paths and larger N use the scalar loop (AVX2's
+ * hardware gather measured slower than the scalar loop on AMD Zen 4).
+ */
+void gather_attention_gradient(KernelPath path, const int* tokens, const double* g, int T, int N, double* grad);
+
+}  // namespace dyncheck::sim::scb

@@ -1,0 +1,287 @@
+// Scatter and gather kernels of the SCB per-sample gradient, scalar and SIMD (see
+// attention_kernels.hpp). The SIMD functions carry __attribute__((target)) so that the rest of
+// the library stays baseline x86-64; they are called only after __builtin_cpu_supports agrees.
+// They contain additions and subtractions only (nothing an FMA could contract), and the library
+// is built with -ffp-contract=off anyway.
+
+#include "dyncheck/sim/scb/attention_kernels.hpp"
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DYNCHECK_SCB_X86_KERNELS 1
+#include <immintrin.h>
+#else
+#define DYNCHECK_SCB_X86_KERNELS 0
+#endif
+
+namespace dyncheck::sim::scb {
+
+namespace {
+
+constexpr int kLanes = 8;  // interleaved partial sums of the N ≤ 8 scatter
+constexpr int kMaxLanesN = 8;  // largest N with the eight-lane order
+constexpr int kMaxSmallN = 32;  // largest N with the four-lane order, and of the SIMD gathers
+
+/// The eight-lane order's final combination of p_{0..7, j}.
+double combine_lanes(const double* p) { return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7])); }
+
+void scatter_lanes8_scalar(const int* tokens, const double* a, int T, int N, double* h) {
+  double partial[kLanes][kMaxLanesN] = {};
+  for (int t = 0; t < T; ++t) partial[t & (kLanes - 1)][tokens[t]] += a[t];
+  for (int j = 0; j < N; ++j) {
+    double lanes[kLanes];
+    for (int l = 0; l < kLanes; ++l) lanes[l] = partial[l][j];
+    h[j] = combine_lanes(lanes);
+  }
+}
+
+/// Four partial sums (t mod 4 up to the last full group of four; the remaining tokens go to
+/// p_0): repeated tokens do not chain every addition through one memory
+/// cell (a store-to-load dependency per token).
+void scatter_lanes4_scalar(const int* tokens, const double* a, int T, int N, double* h) {
+  double partial[4 * kMaxSmallN];
+  double* p0 = partial;
+  double* p1 = partial + N;
+  double* p2 = partial + 2 * N;
+  double* p3 = partial + 3 * N;
+  for (int j = 0; j < 4 * N; ++j) partial[j] = 0.0;
+  int t = 0;
+  for (; t + 4 <= T; t += 4) {
+    p0[tokens[t]] += a[t];
+    p1[tokens[t + 1]] += a[t + 1];
+    p2[tokens[t + 2]] += a[t + 2];
+    p3[tokens[t + 3]] += a[t + 3];
+  }
+  for (; t < T; ++t) p0[tokens[t]] += a[t];
+  for (int j = 0; j < N; ++j) h[j] = (p0[j] + p1[j]) + (p2[j] + p3[j]);
+}
+
+void scatter_sequential(const int* tokens, const double* a, int T, int N, double* h) {
+  for (int j = 0; j < N; ++j) h[j] = 0.0;
+  for (int t = 0; t < T; ++t) h[tokens[t]] += a[t];
+}
+
+void gather_scalar(const int* __restrict tokens, const double* __restrict g, int T, double* __restrict grad) {
+  for (int t = 0; t < T; ++t) grad[t] -= g[tokens[t]];
+}
+
+#if DYNCHECK_SCB_X86_KERNELS
+
+// GCC 12's intrinsics fill "don't care" operands with _mm*_undefined_*() (a self-initialised
+// variable), which -Wmaybe-uninitialized reports at every inlined use (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+/// Adds the lanes of a in `valid` to partial[x_l] (one vector of eight lanes per j).
+template <int N>
+__attribute__((target("avx512f"), always_inline)) inline void lanes8_chunk_avx512(__m512d* partial, __m512i x,
+                                                                               __m512d a, __mmask8 valid) {
+  for (int j = 0; j < N; ++j) {
+    const __mmask8 is_j = _mm512_mask_cmpeq_epi64_mask(valid, x, _mm512_set1_epi64(j));
+    partial[j] = _mm512_mask_add_pd(partial[j], is_j, partial[j], a);
+  }
+}
+
+template <int N>
+__attribute__((target("avx512f"))) void scatter_lanes8_avx512(const int* tokens, const double* a, int T,
+                                                              double* h) {
+  __m512d partial[N];  // partial[j] lane l = p_{l j}
+  for (int j = 0; j < N; ++j) partial[j] = _mm512_setzero_pd();
+  int t = 0;
+  for (; t + kLanes <= T; t += kLanes) {
+    const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
+    lanes8_chunk_avx512<N>(partial, x, _mm512_loadu_pd(a + t), 0xFF);
+  }
+  if (t < T) {
+    // Masked loads: the lanes past T are neither read nor added.
+    const auto valid = static_cast<__mmask8>((1U << (T - t)) - 1U);
+    const __m512i x = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32(valid, tokens + t)));
+    lanes8_chunk_avx512<N>(partial, x, _mm512_maskz_loadu_pd(valid, a + t), valid);
+  }
+  for (int j = 0; j < N; ++j) {
+    alignas(64) double lanes[kLanes];
+    _mm512_store_pd(lanes, partial[j]);
+    h[j] = combine_lanes(lanes);
+  }
+}
+
+/// Adds a ∧ [x = j] to the partial sums of every j; a lane with a = +0 (the padding past T)
+/// changes nothing (see the header).
+template <int N>
+__attribute__((target("avx2"), always_inline)) inline void lanes8_chunk_avx2(__m256d* low, __m256d* high,
+                                                                          __m128i tokens_low, __m128i tokens_high,
+                                                                          __m256d a_low, __m256d a_high) {
+  const __m256i x_low = _mm256_cvtepi32_epi64(tokens_low);
+  const __m256i x_high = _mm256_cvtepi32_epi64(tokens_high);
+  for (int j = 0; j < N; ++j) {
+    const __m256i jj = _mm256_set1_epi64x(j);
+    low[j] = _mm256_add_pd(low[j], _mm256_and_pd(a_low, _mm256_castsi256_pd(_mm256_cmpeq_epi64(x_low, jj))));
+    high[j] = _mm256_add_pd(high[j], _mm256_and_pd(a_high, _mm256_castsi256_pd(_mm256_cmpeq_epi64(x_high, jj))));
+  }
+}
+
+template <int N>
+__attribute__((target("avx2"))) void scatter_lanes8_avx2(const int* tokens, const double* a, int T, double* h) {
+  __m256d low[N], high[N];  // lanes 0-3 and 4-7 of p_{. j}
+  for (int j = 0; j < N; ++j) low[j] = high[j] = _mm256_setzero_pd();
+  int t = 0;
+  for (; t + kLanes <= T; t += kLanes) {
+    lanes8_chunk_avx2<N>(low, high, _mm_loadu_si128(reinterpret_cast<const __m128i*>(tokens + t)),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(tokens + t + 4)), _mm256_loadu_pd(a + t),
+                         _mm256_loadu_pd(a + t + 4));
+  }
+  if (t < T) {
+    // Masked loads: past T, token 0 with weight +0, which adds nothing.
+    const int rest = T - t;
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256i mask_low = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest), lane);
+    const __m256i mask_high = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest - 4), lane);
+    const __m128i lane32 = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i mask32_low = _mm_cmpgt_epi32(_mm_set1_epi32(rest), lane32);
+    const __m128i mask32_high = _mm_cmpgt_epi32(_mm_set1_epi32(rest - 4), lane32);
+    lanes8_chunk_avx2<N>(low, high, _mm_maskload_epi32(tokens + t, mask32_low),
+                         _mm_maskload_epi32(tokens + t + 4, mask32_high), _mm256_maskload_pd(a + t, mask_low),
+                         _mm256_maskload_pd(a + t + 4, mask_high));
+  }
+  for (int j = 0; j < N; ++j) {
+    alignas(32) double lanes[kLanes];
+    _mm256_store_pd(lanes, low[j]);
+    _mm256_store_pd(lanes + 4, high[j]);
+    h[j] = combine_lanes(lanes);
+  }
+}
+
+using ScatterLanes8 = void (*)(const int*, const double*, int, double*);
+
+constexpr ScatterLanes8 kScatterAvx512[kMaxLanesN] = {
+    scatter_lanes8_avx512<1>, scatter_lanes8_avx512<2>, scatter_lanes8_avx512<3>, scatter_lanes8_avx512<4>,
+    scatter_lanes8_avx512<5>, scatter_lanes8_avx512<6>, scatter_lanes8_avx512<7>, scatter_lanes8_avx512<8>};
+constexpr ScatterLanes8 kScatterAvx2[kMaxLanesN] = {
+    scatter_lanes8_avx2<1>, scatter_lanes8_avx2<2>, scatter_lanes8_avx2<3>, scatter_lanes8_avx2<4>,
+    scatter_lanes8_avx2<5>, scatter_lanes8_avx2<6>, scatter_lanes8_avx2<7>, scatter_lanes8_avx2<8>};
+
+/// g in up to four registers of eight; each chunk of eight tokens is looked up with one or two
+/// two-table permutes (vpermt2pd) and, for N > 16, a blend on bit 4 of the token.
+__attribute__((target("avx512f"))) void gather_avx512(const int* tokens, const double* g, int T, int N,
+                                                      double* grad) {
+  // Masked loads straight from g (g_j for j ≥ N is never looked up; those lanes are 0): copying
+  // g to a padded table first measured slower, the vector loads waiting for the scalar stores.
+  __m512d parts[4];
+  for (int part = 0; part < 4; ++part) {
+    const int count = N - kLanes * part;
+    const int lanes = count < 0 ? 0 : (count > kLanes ? kLanes : count);
+    const auto valid = static_cast<__mmask8>((1U << lanes) - 1U);
+    parts[part] = lanes == 0 ? _mm512_setzero_pd() : _mm512_maskz_loadu_pd(valid, g + kLanes * part);
+  }
+  const __m512d g0 = parts[0], g1 = parts[1], g2 = parts[2], g3 = parts[3];
+  const __m512i bit4 = _mm512_set1_epi64(16);
+  int t = 0;
+  if (N <= 16) {
+    for (; t + kLanes <= T; t += kLanes) {
+      const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
+      const __m512d values = _mm512_permutex2var_pd(g0, x, g1);
+      _mm512_storeu_pd(grad + t, _mm512_sub_pd(_mm512_loadu_pd(grad + t), values));
+    }
+  } else {
+    for (; t + kLanes <= T; t += kLanes) {
+      const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
+      const __m512d low = _mm512_permutex2var_pd(g0, x, g1);
+      const __m512d high = _mm512_permutex2var_pd(g2, x, g3);
+      const __m512d values = _mm512_mask_blend_pd(_mm512_test_epi64_mask(x, bit4), low, high);
+      _mm512_storeu_pd(grad + t, _mm512_sub_pd(_mm512_loadu_pd(grad + t), values));
+    }
+  }
+  gather_scalar(tokens + t, g, T - t, grad + t);
+}
+
+#pragma GCC diagnostic pop
+
+bool cpu_runs(KernelPath path) {
+  __builtin_cpu_init();
+  switch (path) {
+    case KernelPath::scalar:
+      return true;
+    case KernelPath::avx2:
+      return __builtin_cpu_supports("avx2") != 0;
+    case KernelPath::avx512:
+      return __builtin_cpu_supports("avx512f") != 0;
+  }
+  return false;
+}
+
+#else
+
+bool cpu_runs(KernelPath path) { return path == KernelPath::scalar; }
+
+#endif
+
+KernelPath widest_available() {
+  const auto paths = available_kernel_paths();
+  return paths.back();
+}
+
+std::atomic<KernelPath>& selected() {
+  static std::atomic<KernelPath> path{widest_available()};
+  return path;
+}
+
+}  // namespace
+
+const char* kernel_path_name(KernelPath path) noexcept {
+  switch (path) {
+    case KernelPath::scalar:
+      return "scalar";
+    case KernelPath::avx2:
+      return "avx2";
+    case KernelPath::avx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+std::vector<KernelPath> available_kernel_paths() {
+  std::vector<KernelPath> paths;
+  for (const KernelPath path : {KernelPath::scalar, KernelPath::avx2, KernelPath::avx512}) {
+    if (cpu_runs(path)) paths.push_back(path);
+  }
+  return paths;
+}
+
+KernelPath selected_kernel_path() noexcept { return selected().load(std::memory_order_relaxed); }
+
+void select_kernel_path(KernelPath path) {
+  if (!cpu_runs(path)) {
+    throw std::invalid_argument(std::string("scb::select_kernel_path: this CPU cannot run the ") +
+                                kernel_path_name(path) + " path");
+  }
+  selected().store(path, std::memory_order_relaxed);
+}
+
+void scatter_attention(KernelPath path, const int* tokens, const double* a, int T, int N, double* h) {
+  if (N <= kMaxLanesN) {
+#if DYNCHECK_SCB_X86_KERNELS
+    if (path == KernelPath::avx512) return kScatterAvx512[N - 1](tokens, a, T, h);
+    if (path == KernelPath::avx2) return kScatterAvx2[N - 1](tokens, a, T, h);
+#endif
+    return scatter_lanes8_scalar(tokens, a, T, N, h);
+  }
+  if (N <= kMaxSmallN) return scatter_lanes4_scalar(tokens, a, T, N, h);
+  scatter_sequential(tokens, a, T, N, h);
+}
+
+void gather_attention_gradient(KernelPath path, const int* tokens, const double* g, int T, int N, double* grad) {
+#if DYNCHECK_SCB_X86_KERNELS
+  if (N <= kMaxSmallN) {
+    if (path == KernelPath::avx512) return gather_avx512(tokens, g, T, N, grad);
+  }
+#else
+  (void)path;
+  (void)N;
+#endif
+  gather_scalar(tokens, g, T, grad);
+}
+
+}  // namespace dyncheck::sim::scb

@@ -1,0 +1,154 @@
+// Tests of sim/scb/attention_kernels.hpp: every SIMD path gives the same bits as the scalar path
+// (the kernels' contract: same additions, same order), and the scalar path is the sum it claims
+// to be, against a naive sequential double sum.
+
+#include "dyncheck/sim/scb/attention_kernels.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "dyncheck/sim/random/rng.hpp"
+#include "dyncheck/sim/scb/model.hpp"
+
+namespace dyncheck::sim::scb {
+namespace {
+
+/// Exact bit equality (distinguishes −0 from +0 and compares NaNs by payload).
+bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+}
+
+/// Uniform in [−1, 1) scaled by 2^e with e uniform in [−8, 8]: values of mixed magnitude, so
+/// that a different summation order would show in the low bits.
+double mixed_magnitude(Rng& rng) {
+  const double u = static_cast<double>(rng() >> 11U) * 0x1.0p-52 - 1.0;
+  return std::ldexp(u, static_cast<int>(rng() % 17U) - 8);
+}
+
+struct Case {
+  int N = 0, T = 0;
+  std::vector<int> tokens;
+  std::vector<double> a, g;
+};
+
+Case random_case(int N, int T, std::uint64_t seed) {
+  Rng rng(seed);
+  Case c{.N = N, .T = T};
+  for (int t = 0; t < T; ++t) {
+    // Half the cases draw tokens from a few values only, so that lanes repeat a token often.
+    const auto range = static_cast<std::uint64_t>(seed % 2U == 0U ? N : std::min(N, 2));
+    c.tokens.push_back(static_cast<int>(rng() % range));
+    c.a.push_back(mixed_magnitude(rng));
+  }
+  for (int j = 0; j < N; ++j) c.g.push_back(mixed_magnitude(rng));
+  return c;
+}
+
+std::vector<double> scatter(KernelPath path, const Case& c) {
+  std::vector<double> h(static_cast<std::size_t>(c.N), std::numeric_limits<double>::quiet_NaN());
+  scatter_attention(path, c.tokens.data(), c.a.data(), c.T, c.N, h.data());
+  return h;
+}
+
+std::vector<double> gather(KernelPath path, const Case& c, const std::vector<double>& start) {
+  std::vector<double> grad = start;
+  gather_attention_gradient(path, c.tokens.data(), c.g.data(), c.T, c.N, grad.data());
+  return grad;
+}
+
+RC_GTEST_PROP(SimScbAttentionKernels, EveryPathGivesTheScalarPathsBits, ()) {
+  const int N = *rc::gen::inRange(1, 41);
+  const int T = *rc::gen::inRange(1, 301);
+  const Case c = random_case(N, T, *rc::gen::arbitrary<std::uint64_t>());
+  std::vector<double> start(static_cast<std::size_t>(T));
+  Rng rng(static_cast<std::uint64_t>(N * 1000 + T));
+  for (double& x : start) x = mixed_magnitude(rng);
+  const auto h_scalar = scatter(KernelPath::scalar, c);
+  const auto grad_scalar = gather(KernelPath::scalar, c, start);
+  for (const KernelPath path : available_kernel_paths()) {
+    RC_ASSERT(same_bits(scatter(path, c), h_scalar));
+    RC_ASSERT(same_bits(gather(path, c, start), grad_scalar));
+  }
+}
+
+RC_GTEST_PROP(SimScbAttentionKernels, ScalarScatterMatchesSequentialSum, ()) {
+  // Any order of T additions is within (T − 1)u Σ|a_t| of the exact sum, as is the sequential
+  // sum: so the two differ by at most 2·300·2^-53·Σ|a_t| < 1e-13 Σ|a_t|.
+  const int N = *rc::gen::inRange(1, 41);
+  const int T = *rc::gen::inRange(1, 301);
+  const Case c = random_case(N, T, *rc::gen::arbitrary<std::uint64_t>());
+  std::vector<double> sequential(static_cast<std::size_t>(N), 0.0), magnitude(sequential);
+  for (int t = 0; t < T; ++t) {
+    sequential[static_cast<std::size_t>(c.tokens[static_cast<std::size_t>(t)])] += c.a[static_cast<std::size_t>(t)];
+    magnitude[static_cast<std::size_t>(c.tokens[static_cast<std::size_t>(t)])] +=
+        std::abs(c.a[static_cast<std::size_t>(t)]);
+  }
+  const auto h = scatter(KernelPath::scalar, c);
+  for (std::size_t j = 0; j < h.size(); ++j) RC_ASSERT(std::abs(h[j] - sequential[j]) <= 1e-13 * magnitude[j]);
+}
+
+TEST(SimScbAttentionKernels, ScalarGatherSubtractsTheLookedUpGradient) {
+  const Case c = random_case(7, 29, 11);
+  std::vector<double> start(29, 0.5);
+  const auto grad = gather(KernelPath::scalar, c, start);
+  for (std::size_t t = 0; t < grad.size(); ++t) {
+    EXPECT_EQ(grad[t], 0.5 - c.g[static_cast<std::size_t>(c.tokens[t])]);
+  }
+}
+
+RC_GTEST_PROP(SimScbAttentionKernels, AccumulateGradientIsTheSameOnEveryPath, ()) {
+  // The whole per-sample gradient (scatter, small-N products, gather), two samples on the same
+  // query so that the gather also subtracts from a non-zero column.
+  const int N = *rc::gen::inRange(1, 41);
+  const int T = *rc::gen::inRange(1, 301);
+  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+  Rng rng(seed);
+  LinearModel model{.V = Eigen::MatrixXd(N, N), .A = Eigen::MatrixXd(T, N)};
+  for (Eigen::Index i = 0; i < model.V.size(); ++i) model.V.data()[i] = mixed_magnitude(rng);
+  for (Eigen::Index i = 0; i < model.A.size(); ++i) model.A.data()[i] = mixed_magnitude(rng);
+  std::vector<Example> examples;
+  const int query = static_cast<int>(rng() % static_cast<std::uint64_t>(N));
+  for (int b = 0; b < 2; ++b) {
+    Example example{.query = query, .position = 0, .output = static_cast<int>(rng() % static_cast<std::uint64_t>(N))};
+    for (int t = 0; t < T; ++t) example.tokens.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(N)));
+    examples.push_back(example);
+  }
+  const KernelPath chosen = selected_kernel_path();
+  auto run = [&](KernelPath path) {
+    select_kernel_path(path);
+    BatchGradient sums(N, T);
+    for (const Example& example : examples) accumulate_gradient(model, example, sums);
+    std::vector<double> bits(sums.V.data(), sums.V.data() + sums.V.size());
+    bits.insert(bits.end(), sums.A.data(), sums.A.data() + sums.A.size());
+    bits.push_back(sums.loss_sum);
+    return bits;
+  };
+  const auto scalar = run(KernelPath::scalar);
+  for (const KernelPath path : available_kernel_paths()) RC_ASSERT(same_bits(run(path), scalar));
+  select_kernel_path(chosen);
+}
+
+TEST(SimScbAttentionKernels, PathsAreListedScalarFirstAndTheWidestIsSelected) {
+  const auto paths = available_kernel_paths();
+  ASSERT_FALSE(paths.empty());
+  EXPECT_EQ(paths.front(), KernelPath::scalar);
+  EXPECT_EQ(selected_kernel_path(), paths.back());
+  EXPECT_STREQ(kernel_path_name(KernelPath::avx512), "avx512");
+  for (const KernelPath path : {KernelPath::avx2, KernelPath::avx512}) {
+    bool available = false;
+    for (const KernelPath p : paths) available = available || p == path;
+    if (!available) {
+      EXPECT_THROW(select_kernel_path(path), std::invalid_argument);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dyncheck::sim::scb

@@ -126,13 +126,20 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
     const MeasurementConstants mc = measurement_constants(instance);
     const double eta_A = eta_A_K_P / mc.K_P;
     // B = 0 (auto): the spec's default, ω* = 0.05 ρ̄ at μ_min (§8 claim 11).
+    // At most 1e6 (the range of 'B'); the check below rejects instances that need more.
     const long long batch =
         batch_param > 0 ? batch_param
-                        : static_cast<long long>(std::ceil(eta_A * T * mc.K_2 /
-                                                           (2.0 * 0.05 * mc.rho_bar * instance.mu.minCoeff() * mc.K_P)));
+                        : static_cast<long long>(std::ceil(std::min(
+                              1e6, eta_A * T * mc.K_2 / (2.0 * 0.05 * mc.rho_bar * instance.mu.minCoeff() * mc.K_P))));
     const double omega_star = eta_A * T * mc.K_2 / (2.0 * static_cast<double>(batch) * instance.mu.minCoeff() * mc.K_P);
     if (omega_star > omega_star_fraction * mc.rho_bar) {
       const double b_min = eta_A * T * mc.K_2 / (2.0 * omega_star_fraction * mc.rho_bar * instance.mu.minCoeff() * mc.K_P);
+      if (b_min > 1e6) {
+        throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for this instance: the "
+                                          "noise-corrected model is claimed only while omega* = eta_A T K_2/(2 B mu_min "
+                                          "K_P) <= 0.1 rho_bar, which needs B >= {:.3g}; use a smaller T or eta_A_K_P",
+                                          b_min));
+      }
       throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] for this instance: the "
                                         "noise-corrected model is claimed only while the stationary attention "
                                         "noise omega* = eta_A T K_2/(2 B mu_min K_P) <= 0.1 rho_bar (spec §8 claim 11)",
@@ -373,7 +380,7 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
               {"Q", 2, 1, 1250, true, false, "support size of every q^(k), at most T/4"},
               {"eta", 0.5, 0, 0.5, false, true, "V step size"},
               {"eta_A_K_P", 0.25, 0, 1, false, true, "attention step size times K_P"},
-              {"B", 0, 0, 1e6, true, false, "batch size; omega* <= 0.1 rho_bar required; 0: omega* = 0.05 rho_bar (spec default)"},
+              {"B", 0, 0, 1e6, true, false, "batch size; omega* <= 0.1 rho_bar required; 0: omega* = 0.05 rho_bar (spec default), at most 1e6"},
               {"steps", 80, 8, 2000, true, false, "SGD steps"},
           },
       .mutants =

@@ -145,7 +145,16 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     const double alpha_escape = 0.5;  // stage 2 starts at the first α ≥ ½; λ uses this lower bound
     const double lambda = kappa * alpha_escape * probe_mc.K_P * probe.mu.minCoeff() / Q;
     const double b_min = 9 * probe_mc.K_2 * probe.mu.maxCoeff() / (lambda * lambda);
-    const long long batch = batch_param > 0 ? batch_param : static_cast<long long>(std::ceil(4 * b_min));
+    constexpr double batch_max = 1e6;  // the range of parameter 'B'
+    if (b_min > batch_max) {
+      throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for this instance: the "
+                                        "threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise std, "
+                                        "which needs B >= {:.3g} (grows like Q^2/(K_P^2 mu_min^2)); use a smaller Q or "
+                                        "N, or a larger lambda_fraction",
+                                        b_min));
+    }
+    const long long batch =
+        batch_param > 0 ? batch_param : static_cast<long long>(std::ceil(std::min(4 * b_min, batch_max)));
     if (static_cast<double>(batch) < b_min) {
       throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] for this instance: "
                                         "the threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise "
@@ -422,7 +431,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
               {"Q", 1, 1, 312, true, false, "support size of every q^(k), at most T/4"},
               {"eta", 0.5, 0, 0.5, false, true, "V step size"},
               {"eta_A_K_P", 0.25, 0, 1, false, true, "attention step size times K_P"},
-              {"B", 0, 0, 1e6, true, false, "stage-2 batch size; 0: four times the smallest allowed (threshold >= 6 noise std at alpha = 1)"},
+              {"B", 0, 0, 1e6, true, false, "stage-2 batch size; 0: four times the smallest allowed (threshold >= 6 noise std at alpha = 1), at most 1e6"},
               {"B_no_l1", 0, 0, 1e6, true, false,
                "batch size of the runs without l1; 0: the batch where spec §5's stationary noise at 4T is rho_bar/2"},
               {"steps", 20, 1, 5000, true, false, "stage-2 SGD steps (early stopping: l1 drifts along the valley V -> cV)"},

@@ -32,3 +32,8 @@ expect_run(3 "ERROR" run calib.sgd_mean_matches_gradient_flow --param d=16 --par
 # Parameters outside a claim's joint domain name the parameter and the range for the others.
 expect_run(2 "parameter 'eta' must be in \\(0, 0.000666689\\] for s = 0.01, u0 = 10"
            run calib.balanced_factorisation_flow --param u0=10 --param s=0.01 --param eta=0.1 --budget smoke)
+# scb: Q beyond the sparse range, and an instance no batch in the range of 'B' can serve.
+expect_run(2 "parameter 'Q' must be in \\[1, T/4\\] = \\[1, 3\\] for T = 12"
+           run scb.sgd_step_unbiased --param T=12 --param Q=4 --budget smoke)
+expect_run(2 "no batch in the range of parameter 'B' \\[1, 1e6\\] works for this instance"
+           run scb.stage_two_l1_error_flat_in_T --param N=20 --param T=400 --param Q=20 --budget smoke)

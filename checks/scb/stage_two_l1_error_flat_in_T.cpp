@@ -85,12 +85,22 @@ StageTwoError stage_two_error(const sim::scb::Instance& instance, sim::scb::Line
   return e;
 }
 
+/// Columns of stage_two_model's result.
+enum ModelColumn : Eigen::Index {
+  escape_steps = 0,     ///< steps to α ≥ ½ (population)
+  noisy_at_B = 1,       ///< E e_A² after `steps` noise-corrected steps at B (attention noise of the state)
+  noiseless = 2,        ///< e_A² after `steps` population steps
+  noisy_plain = 3,      ///< the same as noisy_at_B at B_no_l1
+  spec_noise_plain = 4  ///< at B_no_l1 with spec §5's stage-1 attention noise α²K_2
+};
+
 /// Theory: the reduced state at the first step with α ≥ ½ (exact population recurrence), then
-/// `steps` noise-corrected steps at batch B; returns [steps to α ≥ ½, E e_A² after, noiseless e_A²].
+/// `steps` noise-corrected steps at batch B and at B_no_l1 (columns: ModelColumn).
 template <class S>
 theory::Vector<S> stage_two_model(const theory::scb::Instance<S>& instance, long long steps, const S& eta,
-                                  const S& eta_A_K_P, const S& batch) {
+                                  const S& eta_A_K_P, const S& batch, const S& batch_plain) {
   const theory::scb::Constants<S> c = theory::scb::constants(instance);
+  const theory::scb::AttentionNoiseConstants<S> noise = theory::scb::attention_noise_constants(instance);
   const auto N = instance.mu.size();
   const S eta_A = eta_A_K_P / c.K_P;
   theory::scb::ReducedState<S> state{instance.mu, S(0), S(0), theory::Vector<S>::Zero(N), theory::Vector<S>::Zero(N)};
@@ -99,11 +109,11 @@ theory::Vector<S> stage_two_model(const theory::scb::Instance<S>& instance, long
     state = theory::scb::reduced_gd_step(instance, c, state, eta, eta_A);
     if (++t1 > 100000) throw std::runtime_error("stage_two_model: population escape not reached in 1e5 steps");
   }
-  theory::scb::ReducedState<S> noisy = state, clean = state, stage_one_noise = state;
+  theory::scb::ReducedState<S> at_B = state, clean = state, plain = state, spec_plain = state;
   for (long long t = 0; t < steps; ++t) {
-    noisy = theory::scb::noise_corrected_step(instance, c, noisy, eta, eta_A, batch, theory::scb::AttentionNoise::state);
-    stage_one_noise = theory::scb::noise_corrected_step(instance, c, stage_one_noise, eta, eta_A, batch,
-                                                        theory::scb::AttentionNoise::stage_one);
+    at_B = theory::scb::noise_corrected_step(instance, c, noise, at_B, eta, eta_A, batch);
+    plain = theory::scb::noise_corrected_step(instance, c, noise, plain, eta, eta_A, batch_plain);
+    spec_plain = theory::scb::noise_corrected_step(instance, c, spec_plain, eta, eta_A, batch_plain);
     clean = theory::scb::reduced_gd_step(instance, c, clean, eta, eta_A);
   }
   auto error_sq = [&](const theory::scb::ReducedState<S>& s) {
@@ -111,8 +121,8 @@ theory::Vector<S> stage_two_model(const theory::scb::Instance<S>& instance, long
     for (Eigen::Index k = 0; k < N; ++k) sum += (S(1) - s.beta[k]) * (S(1) - s.beta[k]) * c.rho[k] + s.omega[k];
     return sum;
   };
-  theory::Vector<S> out(4);
-  out << S(t1), error_sq(noisy), error_sq(clean), error_sq(stage_one_noise);
+  theory::Vector<S> out(5);
+  out << S(t1), error_sq(at_B), error_sq(clean), error_sq(plain), error_sq(spec_plain);
   return out;
 }
 
@@ -142,6 +152,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     // and differ only in their supports.
     sim::scb::Instance probe = draw_instance(context, {.N = N, .T = T, .Q = Q}, "instance");
     const MeasurementConstants probe_mc = measurement_constants(probe);
+    const double eta_A = eta_A_K_P / probe_mc.K_P;  // P and μ are the same at T and 4T
     const double alpha_escape = 0.5;  // stage 2 starts at the first α ≥ ½; λ uses this lower bound
     const double lambda = kappa * alpha_escape * probe_mc.K_P * probe.mu.minCoeff() / Q;
     const double b_min = 9 * probe_mc.K_2 * probe.mu.maxCoeff() / (lambda * lambda);
@@ -164,16 +175,15 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     // B_no_l1 = 0 (auto): the batch at which spec §5's stationary attention noise at 4T,
     // ω* = η_A 4T K_2/(2 B μ_min K_P), is ρ̄/2: the noise floor is then of the order of the signal ρ̄
     // (SGD visibly fails from its variance) while ω* ≤ ρ̄/8 at T.
-    const double eta_A_probe = eta_A_K_P / probe_mc.K_P;
     const long long batch_plain =
         batch_plain_param > 0
             ? batch_plain_param
-            : static_cast<long long>(std::ceil(eta_A_probe * 4.0 * T * probe_mc.K_2 /
+            : static_cast<long long>(std::ceil(eta_A * 4.0 * T * probe_mc.K_2 /
                                                (probe.mu.minCoeff() * probe_mc.K_P * probe_mc.rho_bar)));
     struct Side {
       sim::scb::Instance instance;
       MeasurementConstants mc;
-      ReferenceVector model, plain_model;  // the noise-corrected model at B and at B_no_l1
+      ReferenceVector model;  // stage_two_model (columns: ModelColumn)
       sim::scb::LinearModel start;
       double alpha1 = 0;
     };
@@ -182,12 +192,9 @@ class StageTwoL1ErrorFlatInT final : public Claim {
       s.instance = draw_instance(context, {.N = N, .T = T_side, .Q = Q}, "instance");
       s.mc = measurement_constants(s.instance);
       s.model = reference_vector([&]<class S>() {
-        return stage_two_model(to_theory<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch));
+        return stage_two_model(to_theory<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch), S(batch_plain));
       });
-      s.plain_model = reference_vector([&]<class S>() {
-        return stage_two_model(to_theory<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch_plain));
-      });
-      const auto t1 = static_cast<long long>(std::llround(s.model.value[0]));
+      const auto t1 = static_cast<long long>(std::llround(s.model.value[escape_steps]));
       s.start = sim::scb::initial_model(s.instance);
       for (long long t = 0; t < t1; ++t) {
         sim::scb::population_stage1_step(s.start, s.instance, eta, eta_A_K_P / s.mc.K_P);
@@ -196,7 +203,6 @@ class StageTwoL1ErrorFlatInT final : public Claim {
       return s;
     };
     const Side small = prepare(T), large = prepare(4 * T);
-    const double eta_A = eta_A_K_P / small.mc.K_P;  // P and μ are the same at T and 4T
 
     // ---- Population: stage 2 at λ and λ/10 from the population stage-1 state (α ≥ ½) of an
     // instance with Q_pop ≥ 2 (for Q = 1 the normalised V is exactly P and the ratio is void).
@@ -286,8 +292,8 @@ class StageTwoL1ErrorFlatInT final : public Claim {
                                    a.n, ha.value, hb.value)};
     };
 
-    const double model_growth = large.model.value[1] - small.model.value[1];
-    const double model_growth_error = large.model.error[1] + small.model.error[1];
+    const double model_growth = large.model.value[noisy_at_B] - small.model.value[noisy_at_B];
+    const double model_growth_error = large.model.error[noisy_at_B] + small.model.error[noisy_at_B];
 
     {
       double min_mass = 1e300;
@@ -318,13 +324,13 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     // SGD without ℓ1: the noise part of the error, E e_A² − e_A²(noiseless population), at T and at
     // 4T against the noise-corrected model with the residual covariance of the state.
     {
-      auto noise_part = [](const ReferenceVector& model, std::size_t column) {
-        return std::pair{model.value[column] - model.value[2], model.error[column] + model.error[2]};
+      auto noise_part = [](const ReferenceVector& model, ModelColumn column) {
+        return std::pair{model.value[column] - model.value[noiseless], model.error[column] + model.error[noiseless]};
       };
-      const auto [model_small, model_small_error] = noise_part(small.plain_model, 1);
-      const auto [model_large, model_large_error] = noise_part(large.plain_model, 1);
-      const auto [spec_small, spec_small_error] = noise_part(small.plain_model, 3);
-      const auto [spec_large, spec_large_error] = noise_part(large.plain_model, 3);
+      const auto [model_small, model_small_error] = noise_part(small.model, noisy_plain);
+      const auto [model_large, model_large_error] = noise_part(large.model, noisy_plain);
+      const auto [spec_small, spec_small_error] = noise_part(small.model, spec_noise_plain);
+      const auto [spec_large, spec_large_error] = noise_part(large.model, spec_noise_plain);
       const bool spec_noise = context.mutant_is("stage_one_attention_noise");
       const bool flat = context.mutant_is("noise_floor_flat_in_T");
       auto compare_noise = [&](const Side& side, int T_side, const stats::Summary& measured, double model,
@@ -336,7 +342,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
             {spec_noise ? spec : model, spec_noise ? spec_error : model_error,
              "noise-corrected reduced model (attention noise from the state's residual covariance) minus the "
              "noiseless recurrence, 50/100 digits"},
-            {measured.mean - side.plain_model.value[2], h.value + side.plain_model.error[2],
+            {measured.mean - side.model.value[noiseless], h.value + side.model.error[noiseless],
              fmt::format("Student-t half-width at delta (n = {}) + error of the noiseless value", measured.n)},
             {0.1 * std::abs(model),
              "10% of the predicted noise correction (spec §8 claim 11's allowance for the model: second-order "
@@ -366,9 +372,9 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     plot.curves.push_back(band("SGD with l1", s_l1_small, s_l1_large));
     plot.curves.push_back(band("SGD without l1", s_plain_small, s_plain_large));
     plot.curves.push_back({"model without l1 (state noise)", Curve::Style::line, {double(T), 4.0 * T},
-                           {small.plain_model.value[1], large.plain_model.value[1]}, {}, {}});
+                           {small.model.value[noisy_plain], large.model.value[noisy_plain]}, {}, {}});
     plot.curves.push_back({"noiseless population", Curve::Style::line, {double(T), 4.0 * T},
-                           {small.plain_model.value[2], large.plain_model.value[2]}, {}, {}});
+                           {small.model.value[noiseless], large.model.value[noiseless]}, {}, {}});
     verdict.plots.push_back(std::move(plot));
 
     const stats::Summary v_l1_small = summarise(l1_small, &StageTwoError::value);
@@ -387,9 +393,9 @@ class StageTwoL1ErrorFlatInT final : public Claim {
         "spec §5's stage-1 attention noise {:.4g} -> {:.4g}. Population (Q_pop = {}) |V/colsum - P|_F: {:.4g} "
         "(lambda), {:.4g} (lambda/10).",
         s_l1_small.mean, s_l1_large.mean, batch, s_plain_small.mean, s_plain_large.mean, batch_plain,
-        small.plain_model.value[1], large.plain_model.value[1], v_l1_small.mean, v_l1_large.mean, v_plain_small.mean, v_plain_large.mean,
-        small.plain_model.value[2], large.plain_model.value[2], small.plain_model.value[3],
-        large.plain_model.value[3], Q_pop, value_error,
+        small.model.value[noisy_plain], large.model.value[noisy_plain], v_l1_small.mean, v_l1_large.mean, v_plain_small.mean, v_plain_large.mean,
+        small.model.value[noiseless], large.model.value[noiseless], small.model.value[spec_noise_plain],
+        large.model.value[spec_noise_plain], Q_pop, value_error,
         value_error_tenth));
     verdict.notes.push_back(
         "[derived] attention noise of the model without l1: the residual covariance of the current state, "

@@ -72,10 +72,6 @@ void small_residual_and_products(const double* __restrict V, const double* __res
   }
 }
 
-}  // namespace
-
-namespace {
-
 [[gnu::always_inline]] inline void small_products(int N, const double* V, const double* h, int output, double* r,
                                                   double* G_V, double* g) {
   switch (N) {

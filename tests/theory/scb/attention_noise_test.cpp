@@ -90,7 +90,7 @@ TEST(AttentionNoise, StateNoiseIsSmallerThanStageOneNoiseOnceAttentionConcentrat
   EXPECT_LT(to_double(abs(at_truth - (c.K_2 - noise.K_4))), 1e-45);
   EXPECT_LT(to_double(at_truth), to_double(c.K_2));
   EXPECT_GT(to_double(at_truth), 0.0);
-  const ReducedState<S> stepped_state = noise_corrected_step(inst, c, truth, S("0.5"), S(1), S(100), AttentionNoise::state);
+  const ReducedState<S> stepped_state = noise_corrected_step(inst, c, noise, truth, S("0.5"), S(1), S(100));
   const ReducedState<S> stepped_spec = noise_corrected_step(inst, c, truth, S("0.5"), S(1), S(100));
   EXPECT_LT(to_double(stepped_state.omega[0]), to_double(stepped_spec.omega[0]));
   EXPECT_THROW(attention_gradient_variance(inst, c, noise, truth, 3), std::invalid_argument);

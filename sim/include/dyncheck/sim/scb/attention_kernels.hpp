@@ -36,7 +36,9 @@ void select_kernel_path(KernelPath path);
  *    add of a ∧ mask, i.e. of +0 in the other lanes, which leaves a partial sum that started at
  *    +0 unchanged: such a sum is never −0, and x + (+0) = x for every other x, inf and NaN included).
  *  - 8 < N ≤ 32: four interleaved partial sums (t mod 4 for t < 4⌊T/4⌋, the last T mod 4 tokens
- *    into p_0), combined as ((p_0 + p_1) + (p_2 + p_3)).
+ *    into p_0), combined as ((p_0 + p_1) + (p_2 + p_3)). The SIMD paths keep the partial sums in
+ *    memory as the scalar path does, but read tokens and weights with wide loads split in
+ *    registers (one load and one store per token instead of three loads and a store).
  *  - N > 32: one sum per j in increasing t.
  */
 void scatter_attention(KernelPath path, const int* tokens, const double* a, int T, int N, double* h);

@@ -9,6 +9,8 @@
 //   BM_scb_stage1_presampled_scalar/N/T   the same with the portable scalar kernels forced
 //                                   (scb::select_kernel_path; same results bit for bit), to show
 //                                   what the run-time dispatched SIMD kernels gain
+//   BM_scb_scatter/N/T, BM_scb_gather/N/T   the step's two O(T) kernels alone on the same
+//                                   presampled examples: together they bound the step's rate
 //   BM_scb_sample/N/T               Sampler::sample_into alone
 //   BM_copy_bandwidth/N/T           std::memcpy of a buffer of the size of the data one sample
 //                                   touches (V, its gradient, one A column and its gradient, the
@@ -110,6 +112,35 @@ void stage1_presampled(benchmark::State& state, int N, int T, scb::KernelPath pa
   scb::select_kernel_path(dispatched);
 }
 
+/// The two O(T) kernels of the step alone (attention_kernels.hpp, the dispatched path), on the
+/// same 4 × 128 presampled examples as stage1_presampled: every step must scatter each sample's
+/// context into h and gather its a-gradient, so 1 / (1/scatter + 1/gather) samples/s bounds what
+/// any step built on these kernels can reach.
+void kernel_only(benchmark::State& state, int N, int T, bool scatter) {
+  const scb::Instance instance = bench_instance(N, T);
+  const scb::Sampler sampler(instance);
+  const scb::LinearModel model = scb::initial_model(instance);
+  Rng rng(2);
+  std::vector<scb::Example> examples;
+  for (long long b = 0; b < 4 * kBatch; ++b) examples.push_back(sampler.sample(rng));
+  Eigen::MatrixXd gradient = Eigen::MatrixXd::Zero(T, N);
+  const Eigen::VectorXd g = Eigen::VectorXd::LinSpaced(N, 0.5, 1.5);
+  Eigen::VectorXd h(N);
+  const scb::KernelPath path = scb::selected_kernel_path();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const scb::Example& example = examples[i++ % examples.size()];
+    if (scatter) {
+      scb::scatter_attention(path, example.tokens.data(), model.A.col(example.query).data(), T, N, h.data());
+      benchmark::DoNotOptimize(h.data());
+    } else {
+      scb::gather_attention_gradient(path, example.tokens.data(), g.data(), T, N, gradient.col(example.query).data());
+      benchmark::DoNotOptimize(gradient.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 void sample_only(benchmark::State& state, int N, int T) {
   const scb::Instance instance = bench_instance(N, T);
   const scb::Sampler sampler(instance);
@@ -204,6 +235,8 @@ int main(int argc, char** argv) {
                                  scb::selected_kernel_path());
     benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled_scalar", N, T).c_str(), stage1_presampled, N, T,
                                  scb::KernelPath::scalar);
+    benchmark::RegisterBenchmark(name("BM_scb_scatter", N, T).c_str(), kernel_only, N, T, true);
+    benchmark::RegisterBenchmark(name("BM_scb_gather", N, T).c_str(), kernel_only, N, T, false);
     benchmark::RegisterBenchmark(name("BM_scb_sample", N, T).c_str(), sample_only, N, T);
     const auto bytes = static_cast<std::size_t>(std::max(hot_set_bytes(N, T), 32768.0));
     benchmark::RegisterBenchmark(("BM_copy_bandwidth/" + std::to_string(N) + "/" + std::to_string(T)).c_str(),
@@ -250,6 +283,23 @@ int main(int argc, char** argv) {
               "ratio* = C++ step including its own sampling / PyTorch step without sampling.\n"
               "bw frac = presampled samples/s x (32T + 32N^2) bytes / copy bandwidth at the per-sample hot-set size;\n"
               "bw frac* = the same for the full step with sampling (36T + 32N^2 bytes).\n");
+
+  std::printf("\nThe step's two O(T) kernels alone (dispatched path, same presampled examples); samples/s\n");
+  std::printf("%5s %6s | %12s %12s %12s | %12s %12s\n", "N", "T", "scatter", "gather", "both", "bound ratio",
+              "step/both");
+  for (const auto& [N, T] : kConfigs) {
+    const double scatter = reporter.rate(name("BM_scb_scatter", N, T));
+    const double gather = reporter.rate(name("BM_scb_gather", N, T));
+    const double both = scatter > 0 && gather > 0 ? 1.0 / (1.0 / scatter + 1.0 / gather) : 0.0;
+    const double presampled = reporter.rate(name("BM_scb_stage1_presampled", N, T));
+    const auto t = torch.find({N, T});
+    const double torch_rate = t != torch.end() ? t->second : 0.0;
+    std::printf("%5d %6d | %12.4g %12.4g %12.4g | %12.3g %12.3f\n", N, T, scatter, gather, both,
+                torch_rate > 0 ? both / torch_rate : 0.0, both > 0 ? presampled / both : 0.0);
+  }
+  std::printf("both = 1 / (1/scatter + 1/gather): no step that scatters h and gathers the a-gradient with these\n"
+              "kernels can exceed it; bound ratio = both / PyTorch; step/both = the share of that bound the\n"
+              "presampled step reaches (the rest is V h, V^T r, the update and per-sample overhead).\n");
   benchmark::Shutdown();
   return 0;
 }

@@ -29,9 +29,9 @@ inline std::vector<ParamSpec> identity_params() {
   };
 }
 
-inline IdentitySetting identity_setting_from(const RunContext& context, sim::joma::AttentionKernel kernel,
-                                             std::size_t replicate) {
-  const Params& p = context.params;
+/// The model and optimiser parameters every identity experiment shares (M_C, K, extra_d,
+/// temperature, rate_ratio, eta_w, batch, init_scale); the caller sets data, activation, loss, steps.
+inline IdentitySetting model_setting_from(const Params& p, sim::joma::AttentionKernel kernel) {
   IdentitySetting s;
   s.kernel = kernel;
   s.tokens = p.get_int("M_C");
@@ -42,6 +42,15 @@ inline IdentitySetting identity_setting_from(const RunContext& context, sim::jom
   s.eta_w = p.get("eta_w");
   s.batch = p.get_int("batch");
   s.init_scale = p.get("init_scale");
+  return s;
+}
+
+/// The setting of replicate `replicate` of claims 1 and 2: the shared parameters, alpha, and the
+/// activation and loss of that replicate.
+inline IdentitySetting identity_setting_from(const RunContext& context, sim::joma::AttentionKernel kernel,
+                                             std::size_t replicate) {
+  const Params& p = context.params;
+  IdentitySetting s = model_setting_from(p, kernel);
   s.alpha = p.get("alpha");
   s.activation = activation_for(p.get_int("activation"), replicate);
   s.loss = loss_for(p.get_int("loss"), replicate);

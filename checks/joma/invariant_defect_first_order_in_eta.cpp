@@ -17,7 +17,7 @@
 #include <cmath>
 
 #include "claims.hpp"
-#include "identity_experiment.hpp"
+#include "identity_claim.hpp"
 
 namespace dyncheck::checks::joma {
 namespace {
@@ -35,15 +35,7 @@ class InvariantDefectFirstOrderInEta final : public Claim {
     for (int j = 0; j < levels; ++j) {
       // The same stream for every η: the same U, readout, batch and initial point.
       runs.push_back(sim::run_replicates(context.replicates("full_batch_gd", 1), [&](std::size_t, sim::Rng& rng) {
-        IdentitySetting s;
-        s.kernel = sim::joma::AttentionKernel::exp;
-        s.tokens = p.get_int("M_C");
-        s.hidden = p.get_int("K");
-        s.extra_dimensions = p.get_int("extra_d");
-        s.batch = p.get_int("batch");
-        s.temperature = p.get("temperature");
-        s.rate_ratio = p.get("rate_ratio");
-        s.init_scale = p.get("init_scale");
+        IdentitySetting s = model_setting_from(p, sim::joma::AttentionKernel::exp);
         s.activation = sim::joma::Activation::leaky_relu;
         s.loss = sim::joma::Loss::cross_entropy;
         s.full_batch = true;

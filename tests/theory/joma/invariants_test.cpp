@@ -71,69 +71,69 @@ Trajectory<S> initial_state(const Setting& s, Lcg& random) {
   return state;
 }
 
-// Largest |actual - predicted| change of the invariant over the run, relative to its scale.
-template <class S>
-S exp_identity_residual(const Setting& s) {
-  Lcg random(s.seed);
-  Trajectory<S> state = initial_state<S>(s, random);
-  const S kappa = S(s.rate_ratio) / S(s.temperature);
+// Largest relative residual over s.steps SGD steps from `state`: `residual(before, after, b, r)`
+// is |actual - predicted change|_inf / scale of one step.
+template <class S, class StepResidual>
+S worst_step_residual(Kernel kernel, const Setting& s, Lcg& random, Trajectory<S> state, StepResidual residual) {
   S worst = 0;
   Matrix<S> b;
   Vector<S> r;
   for (int t = 0; t < s.steps; ++t) {
     const Trajectory<S> before = state;
-    sgd_step(Kernel::exp, s, state, random, b, r);
-    const Vector<S> actual = exp_invariant(state.z, state.V, kappa) - exp_invariant(before.z, before.V, kappa);
-    const Vector<S> predicted = exp_invariant_step_change(before.V, state.V, kappa);
-    const S scale = S(1) + state.z.cwiseAbs().maxCoeff() + kappa * state.V.squaredNorm();
+    sgd_step(kernel, s, state, random, b, r);
     using std::max;
-    worst = max(worst, S((actual - predicted).cwiseAbs().maxCoeff() / scale));
+    worst = max(worst, S(residual(before, state, b, r)));
   }
   return worst;
+}
+
+template <class S>
+S exp_identity_residual(const Setting& s) {
+  Lcg random(s.seed);
+  const Trajectory<S> start = initial_state<S>(s, random);
+  const S kappa = S(s.rate_ratio) / S(s.temperature);
+  return worst_step_residual(
+      Kernel::exp, s, random, start,
+      [&](const Trajectory<S>& before, const Trajectory<S>& after, const Matrix<S>&, const Vector<S>&) {
+        const Vector<S> actual = exp_invariant(after.z, after.V, kappa) - exp_invariant(before.z, before.V, kappa);
+        const Vector<S> predicted = exp_invariant_step_change(before.V, after.V, kappa);
+        const S scale = S(1) + after.z.cwiseAbs().maxCoeff() + kappa * after.V.squaredNorm();
+        return S((actual - predicted).cwiseAbs().maxCoeff() / scale);
+      });
 }
 
 template <class S>
 S linear_identity_residual(const Setting& s) {
   Lcg random(s.seed);
-  Trajectory<S> state = initial_state<S>(s, random);
+  const Trajectory<S> start = initial_state<S>(s, random);
   const S ratio(s.rate_ratio);
-  S worst = 0;
-  Matrix<S> b;
-  Vector<S> r;
-  for (int t = 0; t < s.steps; ++t) {
-    const Trajectory<S> before = state;
-    sgd_step(Kernel::linear, s, state, random, b, r);
-    const Vector<S> actual = linear_invariant(state.z, state.V, ratio) - linear_invariant(before.z, before.V, ratio);
-    const Vector<S> predicted = linear_invariant_step_change(before.z, state.z, before.V, state.V, ratio);
-    const S scale = S(1) + state.z.squaredNorm() + ratio * state.V.squaredNorm();
-    using std::max;
-    worst = max(worst, S((actual - predicted).cwiseAbs().maxCoeff() / scale));
-  }
-  return worst;
+  return worst_step_residual(
+      Kernel::linear, s, random, start,
+      [&](const Trajectory<S>& before, const Trajectory<S>& after, const Matrix<S>&, const Vector<S>&) {
+        const Vector<S> actual = linear_invariant(after.z, after.V, ratio) - linear_invariant(before.z, before.V, ratio);
+        const Vector<S> predicted = linear_invariant_step_change(before.z, after.z, before.V, after.V, ratio);
+        const S scale = S(1) + after.z.squaredNorm() + ratio * after.V.squaredNorm();
+        return S((actual - predicted).cwiseAbs().maxCoeff() / scale);
+      });
 }
 
 template <class S>
 S softmax_decomposition_residual(const Setting& s) {
   Lcg random(s.seed);
-  Trajectory<S> state = initial_state<S>(s, random);
+  const Trajectory<S> start = initial_state<S>(s, random);
   const S T(s.temperature), kappa = S(s.rate_ratio) / T, eta_z = S(s.rate_ratio) * S(s.eta_w);
   Vector<S> b_bar(s.tokens);
   for (Eigen::Index l = 0; l < b_bar.size(); ++l) b_bar[l] = S(random.next() + 1.5);
   b_bar /= b_bar.sum();
-  S worst = 0;
-  Matrix<S> b;
-  Vector<S> r;
-  for (int t = 0; t < s.steps; ++t) {
-    const Trajectory<S> before = state;
-    sgd_step(Kernel::softmax, s, state, random, b, r);
-    const Vector<S> actual = (state.z - softmax_invariant_estimate(state.V, b_bar, kappa)) -
-                             (before.z - softmax_invariant_estimate(before.V, b_bar, kappa));
-    const Vector<S> predicted = softmax_defect_step_change(b, r, b_bar, before.V, state.V, S(eta_z / T), kappa);
-    const S scale = S(1) + state.z.cwiseAbs().maxCoeff() + kappa * state.V.squaredNorm();
-    using std::max;
-    worst = max(worst, S((actual - predicted).cwiseAbs().maxCoeff() / scale));
-  }
-  return worst;
+  return worst_step_residual(
+      Kernel::softmax, s, random, start,
+      [&](const Trajectory<S>& before, const Trajectory<S>& after, const Matrix<S>& b, const Vector<S>& r) {
+        const Vector<S> actual = (after.z - softmax_invariant_estimate(after.V, b_bar, kappa)) -
+                                 (before.z - softmax_invariant_estimate(before.V, b_bar, kappa));
+        const Vector<S> predicted = softmax_defect_step_change(b, r, b_bar, before.V, after.V, S(eta_z / T), kappa);
+        const S scale = S(1) + after.z.cwiseAbs().maxCoeff() + kappa * after.V.squaredNorm();
+        return S((actual - predicted).cwiseAbs().maxCoeff() / scale);
+      });
 }
 
 rc::Gen<Setting> settings() {

@@ -11,12 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define DYNCHECK_SCB_X86_KERNELS 1
-#include <immintrin.h>
-#else
-#define DYNCHECK_SCB_X86_KERNELS 0
-#endif
+#include "attention_kernels_avx512.hpp"
 
 namespace dyncheck::sim::scb {
 
@@ -78,78 +73,12 @@ void gather_scalar(const int* __restrict tokens, const double* __restrict g, int
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-/// Adds the lanes of a to partial[j] where x = j (one vector of eight lanes per j). The masks
-/// come from one compare of sixteen 32-bit tokens per j: bits 0-7 for the chunk of a_low, bits
-/// 8-15 for that of a_high. Lanes outside `valid` have x = 0 and a = 0 from the masked loads, but are also
-/// masked out, so nothing is added for them.
-template <int N>
-__attribute__((target("avx512f"), always_inline)) inline void lanes8_pair_avx512(__m512d* partial, __m512i x,
-                                                                              __m512d a_low, __m512d a_high,
-                                                                              __mmask16 valid) {
-  // Keeps a in registers: GCC would otherwise fold its load into each of the N masked adds, and
-  // the loads, not the adds, would limit the loop.
-  __asm__("" : "+v"(a_low), "+v"(a_high));
-  __mmask16 is_j[N];
-  #pragma GCC unroll 8
-  for (int j = 0; j < N; ++j) is_j[j] = _mm512_mask_cmpeq_epi32_mask(valid, x, _mm512_set1_epi32(j));
-  #pragma GCC unroll 8
-  for (int j = 0; j < N; ++j) partial[j] = _mm512_mask_add_pd(partial[j], static_cast<__mmask8>(is_j[j]), partial[j], a_low);
-  #pragma GCC unroll 8
-  for (int j = 0; j < N; ++j) {
-    partial[j] = _mm512_mask_add_pd(partial[j], static_cast<__mmask8>(is_j[j] >> 8U), partial[j], a_high);
-  }
-}
-
-/// h_j = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)) of partial[j] = (p0, ..., p7) for
-/// j < N ≤ 8, in registers: pairs of j are added lane pair by lane pair (unpack), then blocks of
-/// two lanes (permute), then the halves (shuffle), and lane j of the result is h_j. The operands
-/// of every addition are those of combine_lanes (sometimes swapped, which IEEE addition allows).
-template <int N>
-__attribute__((target("avx512f"), always_inline)) inline __m512d combine_lanes8_avx512(const __m512d* partial) {
-  __m512d p[8];
-  #pragma GCC unroll 8
-  for (int j = 0; j < 8; ++j) p[j] = j < N ? partial[j] : _mm512_setzero_pd();
-  // Level 1: pairs[m] lane 2i + e = p_{2i} + p_{2i+1} of j = 2m + e.
-  __m512d pairs[4];
-  #pragma GCC unroll 8
-  for (int m = 0; m < (N + 1) / 2; ++m) {
-    pairs[m] = _mm512_add_pd(_mm512_unpacklo_pd(p[2 * m], p[2 * m + 1]), _mm512_unpackhi_pd(p[2 * m], p[2 * m + 1]));
-  }
-  #pragma GCC unroll 8
-  for (int m = (N + 1) / 2; m < 4; ++m) pairs[m] = _mm512_setzero_pd();
-  // Level 2: quads[q] lane e = (p_0 + p_1) + (p_2 + p_3) and lane 4 + e = (p_4 + p_5) + (p_6 + p_7)
-  // of j = 4q + e.
-  __m512d quads[2];
-  #pragma GCC unroll 8
-  for (int q = 0; q < (N + 3) / 4; ++q) {
-    const __m512d first = _mm512_mask_permutex_pd(pairs[2 * q], 0xCC, pairs[2 * q + 1], 0x4E);
-    const __m512d second = _mm512_mask_permutex_pd(pairs[2 * q + 1], 0x33, pairs[2 * q], 0x4E);
-    quads[q] = _mm512_add_pd(first, second);
-  }
-  if (N <= 4) quads[1] = _mm512_setzero_pd();
-  // Level 3: lane j = (lanes 0-3 of quads) + (lanes 4-7 of quads).
-  return _mm512_add_pd(_mm512_shuffle_f64x2(quads[0], quads[1], 0x44), _mm512_shuffle_f64x2(quads[0], quads[1], 0xEE));
-}
-
 template <int N>
 __attribute__((target("avx512f"))) void scatter_lanes8_avx512(const int* tokens, const double* a, int T,
                                                               double* h) {
-  __m512d partial[N];  // partial[j] lane l = p_{l j}
-  #pragma GCC unroll 8
-  for (int j = 0; j < N; ++j) partial[j] = _mm512_setzero_pd();
-  int t = 0;
-  for (; t + 2 * kLanes <= T; t += 2 * kLanes) {
-    lanes8_pair_avx512<N>(partial, _mm512_loadu_si512(tokens + t), _mm512_loadu_pd(a + t),
-                          _mm512_loadu_pd(a + t + kLanes), 0xFFFF);
-  }
-  if (t < T) {
-    // Masked loads: the lanes past T are neither read nor added.
-    const auto valid = static_cast<__mmask16>((1U << (T - t)) - 1U);
-    lanes8_pair_avx512<N>(partial, _mm512_maskz_loadu_epi32(valid, tokens + t),
-                          _mm512_maskz_loadu_pd(static_cast<__mmask8>(valid), a + t),
-                          _mm512_maskz_loadu_pd(static_cast<__mmask8>(valid >> 8U), a + t + kLanes), valid);
-  }
-  _mm512_mask_storeu_pd(h, static_cast<__mmask8>((1U << N) - 1U), combine_lanes8_avx512<N>(partial));
+  __m512d sums;
+  detail::scatter_lanes8_registers<N, 1>(&tokens, &a, T, &sums);
+  _mm512_mask_storeu_pd(h, static_cast<__mmask8>((1U << N) - 1U), sums);
 }
 
 /// Adds a ∧ [x = j] to the partial sums of every j; a lane with a = +0 (the padding past T)
@@ -207,32 +136,6 @@ constexpr ScatterLanes8 kScatterAvx2[kMaxLanesN] = {
     scatter_lanes8_avx2<1>, scatter_lanes8_avx2<2>, scatter_lanes8_avx2<3>, scatter_lanes8_avx2<4>,
     scatter_lanes8_avx2<5>, scatter_lanes8_avx2<6>, scatter_lanes8_avx2<7>, scatter_lanes8_avx2<8>};
 
-/// g_x for eight tokens x (64-bit lanes) from g in `Tables` registers of eight: one permute for
-/// N ≤ 8, a two-table permute (vpermt2pd) for N ≤ 16, two and a blend on bit 4 of x for N ≤ 32.
-template <int Tables>
-__attribute__((target("avx512f"), always_inline)) inline __m512d look_up_avx512(const __m512d* table, __m512i x) {
-  if constexpr (Tables == 1) {
-    return _mm512_permutexvar_pd(x, table[0]);
-  } else if constexpr (Tables == 2) {
-    return _mm512_permutex2var_pd(table[0], x, table[1]);
-  } else {
-    const __m512d low = _mm512_permutex2var_pd(table[0], x, table[1]);
-    const __m512d high = _mm512_permutex2var_pd(table[2], x, table[3]);
-    return _mm512_mask_blend_pd(_mm512_test_epi64_mask(x, _mm512_set1_epi64(16)), low, high);
-  }
-}
-
-/// grad_t −= g_{x_t} for the lanes of `valid` of the chunk at `tokens` (masked loads and store:
-/// the other lanes are neither read nor written).
-template <int Tables>
-__attribute__((target("avx512f"), always_inline)) inline void gather_chunk_avx512(const __m512d* table,
-                                                                               const int* tokens, double* grad,
-                                                                               __mmask8 valid) {
-  const __m512i x = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32(valid, tokens)));
-  const __m512d values = look_up_avx512<Tables>(table, x);
-  _mm512_mask_storeu_pd(grad, valid, _mm512_sub_pd(_mm512_maskz_loadu_pd(valid, grad), values));
-}
-
 /// g in `Tables` registers of eight (N ≤ 8 Tables); chunks of eight tokens.
 template <int Tables>
 __attribute__((target("avx512f"))) void gather_avx512(const int* tokens, const double* g, int T, int N,
@@ -246,12 +149,7 @@ __attribute__((target("avx512f"))) void gather_avx512(const int* tokens, const d
     table[part] = count <= 0 ? _mm512_setzero_pd()
                              : _mm512_maskz_loadu_pd(static_cast<__mmask8>((1U << count) - 1U), g + kLanes * part);
   }
-  int t = 0;
-  for (; t + kLanes <= T; t += kLanes) {
-    const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
-    _mm512_storeu_pd(grad + t, _mm512_sub_pd(_mm512_loadu_pd(grad + t), look_up_avx512<Tables>(table, x)));
-  }
-  if (t < T) gather_chunk_avx512<Tables>(table, tokens + t, grad + t, static_cast<__mmask8>((1U << (T - t)) - 1U));
+  detail::gather_registers<Tables>(table, tokens, T, grad);
 }
 
 #pragma GCC diagnostic pop

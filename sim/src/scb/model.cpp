@@ -6,12 +6,7 @@
 
 #include <algorithm>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define DYNCHECK_SCB_X86_PRODUCTS 1
-#include <immintrin.h>
-#else
-#define DYNCHECK_SCB_X86_PRODUCTS 0
-#endif
+#include "attention_kernels_avx512.hpp"
 
 namespace dyncheck::sim::scb {
 
@@ -107,9 +102,17 @@ double half_squared_norm(const double* r, int N) {
   return 0.5 * Eigen::Map<const Eigen::VectorXd, Eigen::Aligned16>(r, N).squaredNorm();
 }
 
-#if DYNCHECK_SCB_X86_PRODUCTS
+[[gnu::always_inline]] inline void count_sample(int k, double loss, BatchGradient& sums) {
+  auto& count = sums.count[static_cast<std::size_t>(k)];
+  if (count++ == 0) sums.touched.push_back(k);
+  ++sums.samples;
+  sums.loss_sum += loss;
+}
 
-// GCC 12's intrinsics fill "don't care" operands with _mm*_undefined_*() (GCC bug 105593).
+#if DYNCHECK_SCB_X86_KERNELS
+
+// GCC 12's intrinsics fill "don't care" operands with _mm*_undefined_*() (GCC bug 105593; see
+// attention_kernels_avx512.hpp).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -138,16 +141,45 @@ __attribute__((target("avx512f"), always_inline)) inline double half_squared_nor
   return 0.5 * sum;
 }
 
-/// small_residual_and_products for each sample of a group, N ≤ 8, lane-wise over the index that
-/// the scalar loop does not sum over, so that every lane performs the scalar path's operations
-/// in its order (a multiply, then a separate add or subtract): r = 0 − V_{:,0}h_0 − V_{:,1}h_1 − …
-/// over the columns j of V; g = 0 + (Vᵀ)_{:,0} r_0 + (Vᵀ)_{:,1} r_1 + … over the columns i of Vᵀ
-/// (V_transposed, column-major N×N); G_V{:,j} −= r h_j. V, Vᵀ and G_V stay in registers for the
-/// whole group, and r never leaves them (the loss is taken there). Lanes past N are never stored.
+/// small_residual_and_products for one sample, N ≤ 8, lane-wise over the index that the scalar
+/// loop does not sum over, so that every lane performs the scalar path's operations in its order
+/// (a multiply, then a separate add or subtract): r = 0 − V_{:,0}h_0 − V_{:,1}h_1 − … over the
+/// columns j of V; g = 0 + (Vᵀ)_{:,0} r_0 + (Vᵀ)_{:,1} r_1 + … over the columns i of Vᵀ (`row`);
+/// G_V{:,j} −= r h_j; and the loss ½‖r‖². Everything in registers: column j of V, of Vᵀ and of
+/// G_V (`gradient`, updated), h and g (lane j = h_j, g_j).
 template <int N>
-__attribute__((target("avx512f"))) void group_products_avx512(const double* V, const double* V_transposed,
-                                                              GroupProducts& group, double* G_V) {
+__attribute__((target("avx512f"), always_inline)) inline void sample_products_avx512(const __m512d* column,
+                                                                                  const __m512d* row,
+                                                                                  __m512d* gradient, __m512d h,
+                                                                                  int output, __m512d& g,
+                                                                                  double& loss) {
+  __m512d h_j[N];
+#pragma GCC unroll 8
+  for (int j = 0; j < N; ++j) h_j[j] = _mm512_permutexvar_pd(_mm512_set1_epi64(j), h);
+  __m512d r = _mm512_setzero_pd();
+#pragma GCC unroll 8
+  for (int j = 0; j < N; ++j) r = _mm512_sub_pd(r, _mm512_mul_pd(column[j], h_j[j]));
+  r = _mm512_mask_add_pd(r, static_cast<__mmask8>(1U << output), r, _mm512_set1_pd(1.0));
+  g = _mm512_setzero_pd();
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) g = _mm512_add_pd(g, _mm512_mul_pd(row[i], _mm512_permutexvar_pd(_mm512_set1_epi64(i), r)));
+#pragma GCC unroll 8
+  for (int j = 0; j < N; ++j) gradient[j] = _mm512_sub_pd(gradient[j], _mm512_mul_pd(r, h_j[j]));
+  loss = half_squared_norm_avx512<N>(r);
+}
+
+/// accumulate_gradients for N ≤ 8 on the AVX-512 path, every example with T tokens, in one
+/// function: the scatters of two samples share a loop (attention_kernels_avx512.hpp), and h, r,
+/// g never leave registers (g is the gather's table); V, Vᵀ (V_transposed, column-major) and
+/// G_V stay in registers for the whole call. Each sample is finished (products, count, gather)
+/// before the next, so every sum gets its terms in sample order, as in accumulate_gradient.
+template <int N>
+__attribute__((target("avx512f"))) void accumulate_small_avx512(const LinearModel& model, const double* V_transposed,
+                                                                std::span<const Example> examples, int T,
+                                                                BatchGradient& sums) {
   constexpr auto valid = static_cast<__mmask8>((1U << N) - 1U);
+  const double* V = model.V.data();
+  double* G_V = sums.V.data();
   __m512d column[N], row[N], gradient[N];
 #pragma GCC unroll 8
   for (int j = 0; j < N; ++j) {
@@ -155,25 +187,25 @@ __attribute__((target("avx512f"))) void group_products_avx512(const double* V, c
     row[j] = _mm512_maskz_loadu_pd(valid, V_transposed + N * j);
     gradient[j] = _mm512_maskz_loadu_pd(valid, G_V + N * j);
   }
-  for (std::size_t s = 0; s < group.size; ++s) {
-    // h as a vector: the scatter stored it as one (a scalar load would wait for that store).
-    const __m512d h = _mm512_maskz_loadu_pd(valid, group.h[s]);
-    __m512d h_j[N];
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) h_j[j] = _mm512_permutexvar_pd(_mm512_set1_epi64(j), h);
-    __m512d r = _mm512_setzero_pd();
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) r = _mm512_sub_pd(r, _mm512_mul_pd(column[j], h_j[j]));
-    r = _mm512_mask_add_pd(r, static_cast<__mmask8>(1U << group.output[s]), r, _mm512_set1_pd(1.0));
-    __m512d g = _mm512_setzero_pd();
-#pragma GCC unroll 8
-    for (int i = 0; i < N; ++i) {
-      g = _mm512_add_pd(g, _mm512_mul_pd(row[i], _mm512_permutexvar_pd(_mm512_set1_epi64(i), r)));
+  for (std::size_t first = 0; first < examples.size(); first += 2) {
+    const std::size_t count = std::min<std::size_t>(2, examples.size() - first);
+    const std::array<const int*, 2> tokens{examples[first].tokens.data(), examples[first + count - 1].tokens.data()};
+    const std::array<const double*, 2> attention{model.A.col(examples[first].query).data(),
+                                                 model.A.col(examples[first + count - 1].query).data()};
+    __m512d h[2];
+    if (count == 2) {
+      detail::scatter_lanes8_registers<N, 2>(tokens.data(), attention.data(), T, h);
+    } else {
+      detail::scatter_lanes8_registers<N, 1>(tokens.data(), attention.data(), T, h);
     }
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) gradient[j] = _mm512_sub_pd(gradient[j], _mm512_mul_pd(r, h_j[j]));
-    _mm512_mask_storeu_pd(group.g[s], valid, g);
-    group.loss[s] = half_squared_norm_avx512<N>(r);
+    for (std::size_t i = 0; i < count; ++i) {
+      const Example& example = examples[first + i];
+      __m512d g;
+      double loss;
+      sample_products_avx512<N>(column, row, gradient, h[i], example.output, g, loss);
+      count_sample(example.query, loss, sums);
+      detail::gather_registers<1>(&g, tokens[i], T, sums.A.col(example.query).data());
+    }
   }
 #pragma GCC unroll 8
   for (int j = 0; j < N; ++j) _mm512_mask_storeu_pd(G_V + N * j, valid, gradient[j]);
@@ -244,20 +276,21 @@ __attribute__((target("avx512f"))) void group_products_blocks_avx512(int N, cons
 
 #pragma GCC diagnostic pop
 
-using GroupProductsAvx512 = void (*)(const double*, const double*, GroupProducts&, double*);
-constexpr GroupProductsAvx512 kGroupProductsAvx512[8] = {
-    group_products_avx512<1>, group_products_avx512<2>, group_products_avx512<3>, group_products_avx512<4>,
-    group_products_avx512<5>, group_products_avx512<6>, group_products_avx512<7>, group_products_avx512<8>};
+using AccumulateSmallAvx512 = void (*)(const LinearModel&, const double*, std::span<const Example>, int,
+                                       BatchGradient&);
+constexpr AccumulateSmallAvx512 kAccumulateSmallAvx512[8] = {
+    accumulate_small_avx512<1>, accumulate_small_avx512<2>, accumulate_small_avx512<3>, accumulate_small_avx512<4>,
+    accumulate_small_avx512<5>, accumulate_small_avx512<6>, accumulate_small_avx512<7>, accumulate_small_avx512<8>};
 
 #endif
 
-/// The N² products and losses of a group (N ≤ 32) on `path`: the same bits on every path.
+/// The N² products and losses of a group (N ≤ 32) on `path`: the same bits on every path (for
+/// N ≤ 8 the AVX-512 path uses accumulate_small_avx512 instead).
 /// V_transposed is Vᵀ, column-major.
 void group_products(KernelPath path, int N, const double* V, const double* V_transposed, GroupProducts& group,
                     double* G_V) {
-#if DYNCHECK_SCB_X86_PRODUCTS
-  if (path == KernelPath::avx512) {
-    if (N <= 8) return kGroupProductsAvx512[N - 1](V, V_transposed, group, G_V);
+#if DYNCHECK_SCB_X86_KERNELS
+  if (path == KernelPath::avx512 && N > 8) {
     if (N <= 16) return group_products_blocks_avx512<2>(N, V, V_transposed, group, G_V);
     if (N <= 24) return group_products_blocks_avx512<3>(N, V, V_transposed, group, G_V);
     return group_products_blocks_avx512<4>(N, V, V_transposed, group, G_V);
@@ -272,12 +305,6 @@ void group_products(KernelPath path, int N, const double* V, const double* V_tra
   }
 }
 
-[[gnu::always_inline]] inline void count_sample(int k, double loss, BatchGradient& sums) {
-  auto& count = sums.count[static_cast<std::size_t>(k)];
-  if (count++ == 0) sums.touched.push_back(k);
-  ++sums.samples;
-  sums.loss_sum += loss;
-}
 
 }  // namespace
 
@@ -297,6 +324,14 @@ void accumulate_gradients(const LinearModel& model, std::span<const Example> exa
   for (int i = 0; i < N; ++i) {
     for (int j = 0; j < N; ++j) V_transposed[static_cast<std::size_t>(N * i + j)] = V[N * j + i];
   }
+#if DYNCHECK_SCB_X86_KERNELS
+  if (path == KernelPath::avx512 && N <= 8 && !examples.empty()) {
+    const std::size_t T = examples.front().tokens.size();
+    bool same_T = true;
+    for (const Example& example : examples) same_T = same_T && example.tokens.size() == T;
+    if (same_T) return kAccumulateSmallAvx512[N - 1](model, V_transposed.data(), examples, static_cast<int>(T), sums);
+  }
+#endif
   GroupProducts products;
   for (std::size_t i = 0; i < group; ++i) {
     products.h[i] = sums.slot_h[i].data();

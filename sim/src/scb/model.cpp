@@ -122,6 +122,9 @@ double half_squared_norm(const double* r, int N) {
 /// sums c_m of the s_i with i ≡ m (mod 4), i < E₂ = 4⌊N/4⌋, in increasing i; then
 /// (c_0 + c_2, c_1 + c_3); plus (s_{E₂}, s_{E₂+1}) if N mod 4 ≥ 2; the two lanes added; plus
 /// s_{N−1} if N is odd. (Squares are ≥ +0 or NaN, so the sums may start from +0.)
+static_assert(Eigen::internal::packet_traits<double>::size == 2,
+              "half_squared_norm_avx512 reproduces Eigen's SSE2 summation order: build the library without "
+              "-mavx (its SIMD kernels are chosen at run time) or change it with Eigen's packet size");
 template <int N>
 __attribute__((target("avx512f"), always_inline)) inline double half_squared_norm_avx512(__m512d r) {
   constexpr int aligned_end2 = N / 4 * 4, aligned_end = N / 2 * 2;

@@ -6,18 +6,14 @@
 
 #include "dyncheck/sim/scb/attention_kernels.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define DYNCHECK_SCB_X86_KERNELS 1
-#include <immintrin.h>
-#else
-#define DYNCHECK_SCB_X86_KERNELS 0
-#endif
+#include "attention_kernels_avx512.hpp"
 
 namespace dyncheck::sim::scb {
 
@@ -83,41 +79,18 @@ void gather_scalar(const int* __restrict tokens, const double* __restrict g, int
 #if DYNCHECK_SCB_X86_KERNELS
 
 // GCC 12's intrinsics fill "don't care" operands with _mm*_undefined_*() (a self-initialised
-// variable), which -Wmaybe-uninitialized reports at every inlined use (GCC bug 105593).
+// variable), which -Wmaybe-uninitialized and -Wuninitialized report at every inlined use (GCC
+// bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-
-/// Adds the lanes of a in `valid` to partial[x_l] (one vector of eight lanes per j).
-template <int N>
-__attribute__((target("avx512f"), always_inline)) inline void lanes8_chunk_avx512(__m512d* partial, __m512i x,
-                                                                               __m512d a, __mmask8 valid) {
-  for (int j = 0; j < N; ++j) {
-    const __mmask8 is_j = _mm512_mask_cmpeq_epi64_mask(valid, x, _mm512_set1_epi64(j));
-    partial[j] = _mm512_mask_add_pd(partial[j], is_j, partial[j], a);
-  }
-}
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 template <int N>
 __attribute__((target("avx512f"))) void scatter_lanes8_avx512(const int* tokens, const double* a, int T,
                                                               double* h) {
-  __m512d partial[N];  // partial[j] lane l = p_{l j}
-  for (int j = 0; j < N; ++j) partial[j] = _mm512_setzero_pd();
-  int t = 0;
-  for (; t + kLanes <= T; t += kLanes) {
-    const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
-    lanes8_chunk_avx512<N>(partial, x, _mm512_loadu_pd(a + t), 0xFF);
-  }
-  if (t < T) {
-    // Masked loads: the lanes past T are neither read nor added.
-    const auto valid = static_cast<__mmask8>((1U << (T - t)) - 1U);
-    const __m512i x = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32(valid, tokens + t)));
-    lanes8_chunk_avx512<N>(partial, x, _mm512_maskz_loadu_pd(valid, a + t), valid);
-  }
-  for (int j = 0; j < N; ++j) {
-    alignas(64) double lanes[kLanes];
-    _mm512_store_pd(lanes, partial[j]);
-    h[j] = combine_lanes(lanes);
-  }
+  __m512d sums;
+  detail::scatter_lanes8_registers<N, 1>(&tokens, &a, T, &sums);
+  _mm512_mask_storeu_pd(h, static_cast<__mmask8>((1U << N) - 1U), sums);
 }
 
 /// Adds a ∧ [x = j] to the partial sums of every j; a lane with a = +0 (the padding past T)
@@ -203,38 +176,20 @@ constexpr ScatterLanes8 kScatterAvx2[kMaxLanesN] = {
     scatter_lanes8_avx2<1>, scatter_lanes8_avx2<2>, scatter_lanes8_avx2<3>, scatter_lanes8_avx2<4>,
     scatter_lanes8_avx2<5>, scatter_lanes8_avx2<6>, scatter_lanes8_avx2<7>, scatter_lanes8_avx2<8>};
 
-/// g in up to four registers of eight; each chunk of eight tokens is looked up with one or two
-/// two-table permutes (vpermt2pd) and, for N > 16, a blend on bit 4 of the token.
+/// g in `Tables` registers of eight (N ≤ 8 Tables); chunks of eight tokens.
+template <int Tables>
 __attribute__((target("avx512f"))) void gather_avx512(const int* tokens, const double* g, int T, int N,
                                                       double* grad) {
   // Masked loads straight from g (g_j for j ≥ N is never looked up; those lanes are 0): copying
   // g to a padded table first measured slower, the vector loads waiting for the scalar stores.
-  __m512d parts[4];
-  for (int part = 0; part < 4; ++part) {
-    const int count = N - kLanes * part;
-    const int lanes = count < 0 ? 0 : (count > kLanes ? kLanes : count);
-    const auto valid = static_cast<__mmask8>((1U << lanes) - 1U);
-    parts[part] = lanes == 0 ? _mm512_setzero_pd() : _mm512_maskz_loadu_pd(valid, g + kLanes * part);
+  __m512d table[Tables];
+#pragma GCC unroll 4
+  for (int part = 0; part < Tables; ++part) {
+    const int count = std::min(N - kLanes * part, kLanes);
+    table[part] = count <= 0 ? _mm512_setzero_pd()
+                             : _mm512_maskz_loadu_pd(static_cast<__mmask8>((1U << count) - 1U), g + kLanes * part);
   }
-  const __m512d g0 = parts[0], g1 = parts[1], g2 = parts[2], g3 = parts[3];
-  const __m512i bit4 = _mm512_set1_epi64(16);
-  int t = 0;
-  if (N <= 16) {
-    for (; t + kLanes <= T; t += kLanes) {
-      const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
-      const __m512d values = _mm512_permutex2var_pd(g0, x, g1);
-      _mm512_storeu_pd(grad + t, _mm512_sub_pd(_mm512_loadu_pd(grad + t), values));
-    }
-  } else {
-    for (; t + kLanes <= T; t += kLanes) {
-      const __m512i x = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + t)));
-      const __m512d low = _mm512_permutex2var_pd(g0, x, g1);
-      const __m512d high = _mm512_permutex2var_pd(g2, x, g3);
-      const __m512d values = _mm512_mask_blend_pd(_mm512_test_epi64_mask(x, bit4), low, high);
-      _mm512_storeu_pd(grad + t, _mm512_sub_pd(_mm512_loadu_pd(grad + t), values));
-    }
-  }
-  gather_scalar(tokens + t, g, T - t, grad + t);
+  detail::gather_registers<Tables>(table, tokens, T, grad);
 }
 
 #pragma GCC diagnostic pop
@@ -320,7 +275,11 @@ void scatter_attention(KernelPath path, const int* tokens, const double* a, int 
 void gather_attention_gradient(KernelPath path, const int* tokens, const double* g, int T, int N, double* grad) {
 #if DYNCHECK_SCB_X86_KERNELS
   if (N <= kMaxSmallN) {
-    if (path == KernelPath::avx512) return gather_avx512(tokens, g, T, N, grad);
+    if (path == KernelPath::avx512) {
+      if (N <= kLanes) return gather_avx512<1>(tokens, g, T, N, grad);
+      if (N <= 2 * kLanes) return gather_avx512<2>(tokens, g, T, N, grad);
+      return gather_avx512<4>(tokens, g, T, N, grad);
+    }
   }
 #else
   (void)path;

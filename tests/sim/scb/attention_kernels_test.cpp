@@ -78,6 +78,29 @@ RC_GTEST_PROP(SimScbAttentionKernels, EveryPathGivesTheScalarPathsBits, ()) {
   }
 }
 
+/// Every N up to the four-lane range and one above it, and T around the kernels' chunk sizes
+/// (8 and 16 tokens) and their remainders.
+constexpr int kBoundaryN[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 16, 17, 20, 24, 25, 31, 32, 33, 40};
+constexpr int kBoundaryT[] = {1, 2, 3, 5, 7, 8, 9, 11, 15, 16, 17, 23, 24, 31, 32, 33, 100, 101, 255};
+
+TEST(SimScbAttentionKernels, EveryPathGivesTheScalarPathsBitsAtEveryBoundary) {
+  std::uint64_t seed = 1;
+  for (const int N : kBoundaryN) {
+    for (const int T : kBoundaryT) {
+      const Case c = random_case(N, T, seed++);
+      std::vector<double> start(static_cast<std::size_t>(T));
+      Rng rng(seed++);
+      for (double& x : start) x = mixed_magnitude(rng);
+      const auto h_scalar = scatter(KernelPath::scalar, c);
+      const auto grad_scalar = gather(KernelPath::scalar, c, start);
+      for (const KernelPath path : available_kernel_paths()) {
+        EXPECT_TRUE(same_bits(scatter(path, c), h_scalar)) << kernel_path_name(path) << " N " << N << " T " << T;
+        EXPECT_TRUE(same_bits(gather(path, c, start), grad_scalar)) << kernel_path_name(path) << " N " << N << " T " << T;
+      }
+    }
+  }
+}
+
 RC_GTEST_PROP(SimScbAttentionKernels, ScalarScatterMatchesSequentialSum, ()) {
   // Any order of T additions is within (T − 1)u Σ|a_t| of the exact sum, as is the sequential
   // sum: so the two differ by at most 2·300·2^-53·Σ|a_t| < 1e-13 Σ|a_t|.

@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "dyncheck/sim/scb/attention_kernels.hpp"
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
@@ -117,6 +119,55 @@ RC_GTEST_PROP(SimScbModel, GroupedAccumulationIsSequentialAccumulationBitForBit,
   RC_ASSERT(grouped.samples == sequential.samples);
   RC_ASSERT(grouped.touched == sequential.touched);
   RC_ASSERT(grouped.count == sequential.count);
+}
+
+// accumulate_gradients on every kernel path (SIMD scatter of sample pairs, lane-wise N²
+// products with the loss in Eigen's summation order) against accumulate_gradient on the scalar
+// path, bit for bit: N at every boundary of the kernels (1..8, 9..16, 17..24, 25..32, above 32),
+// T below, at and around the chunk sizes, batches that leave partial groups and pairs.
+TEST(SimScbModel, GroupedAccumulationOnEveryPathIsScalarSequentialAccumulationBitForBit) {
+  const KernelPath chosen = selected_kernel_path();
+  std::uint64_t seed = 1;
+  for (const int N : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 20, 24, 25, 31, 32, 33}) {
+    for (const int T : {1, 3, 7, 8, 9, 16, 17, 100, 101}) {
+      for (const int B : {1, 2, 3, 5, 8, 13}) {
+        Rng rng(seed++);
+        // Mixed magnitudes, so that a different order of additions would show in the low bits.
+        auto u = [&rng] {
+          const double x = static_cast<double>(rng() >> 11U) * 0x1.0p-53 - 0.5;
+          return std::ldexp(x, static_cast<int>(rng() % 13U) - 6);
+        };
+        LinearModel model{.V = Eigen::MatrixXd(N, N), .A = Eigen::MatrixXd(T, N)};
+        for (Eigen::Index i = 0; i < model.V.size(); ++i) model.V.data()[i] = u();
+        for (Eigen::Index i = 0; i < model.A.size(); ++i) model.A.data()[i] = u();
+        std::vector<Example> examples(static_cast<std::size_t>(B));
+        for (Example& example : examples) {
+          example.query = static_cast<int>(rng() % static_cast<std::uint64_t>(std::min(N, 2)));
+          example.output = static_cast<int>(rng() % static_cast<std::uint64_t>(N));
+          for (int t = 0; t < T; ++t) example.tokens.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(N)));
+        }
+        select_kernel_path(KernelPath::scalar);
+        BatchGradient sequential(N, T);
+        for (const Example& example : examples) accumulate_gradient(model, example, sequential);
+        for (const KernelPath path : available_kernel_paths()) {
+          select_kernel_path(path);
+          BatchGradient grouped(N, T);
+          accumulate_gradients(model, examples, grouped);
+          const std::string where = std::string(kernel_path_name(path)) + " N " + std::to_string(N) + " T " +
+                                    std::to_string(T) + " B " + std::to_string(B);
+          EXPECT_EQ(std::memcmp(grouped.V.data(), sequential.V.data(), sizeof(double) * static_cast<std::size_t>(N * N)),
+                    0)
+              << where;
+          EXPECT_EQ(std::memcmp(grouped.A.data(), sequential.A.data(), sizeof(double) * static_cast<std::size_t>(N * T)),
+                    0)
+              << where;
+          EXPECT_EQ(std::memcmp(&grouped.loss_sum, &sequential.loss_sum, sizeof(double)), 0) << where;
+          EXPECT_EQ(grouped.touched, sequential.touched) << where;
+        }
+      }
+    }
+  }
+  select_kernel_path(chosen);
 }
 
 TEST(SimScbModel, PopulationGradientIsTheMeanOfPerSampleGradients) {

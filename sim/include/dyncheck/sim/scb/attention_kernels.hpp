@@ -32,7 +32,8 @@ void select_kernel_path(KernelPath path);
  *  - N ≤ 8: eight interleaved partial sums, \f$p_{l,j} = \sum_{t \equiv l \ (8)} a_t [x_t = j]\f$
  *    added in increasing t from +0, then \f$h_j = ((p_{0j} + p_{1j}) + (p_{2j} + p_{3j})) +
  *    ((p_{4j} + p_{5j}) + (p_{6j} + p_{7j}))\f$. The SIMD paths keep \f$p_{\cdot j}\f$ in one
- *    vector register per j and add a masked by \f$[x_t = j]\f$ (AVX-512: merge-masked add; AVX2:
+ *    vector register per j and add a masked by \f$[x_t = j]\f$ (AVX-512: merge-masked add, the
+ *    masks of sixteen tokens from one compare per j, the final combination in registers; AVX2:
  *    add of a ∧ mask, i.e. of +0 in the other lanes, which leaves a partial sum that started at
  *    +0 unchanged: such a sum is never −0, and x + (+0) = x for every other x, inf and NaN included).
  *  - 8 < N ≤ 32: four interleaved partial sums (t mod 4 for t < 4⌊T/4⌋, the last T mod 4 tokens
@@ -45,9 +46,10 @@ void scatter_attention(KernelPath path, const int* tokens, const double* a, int 
 
 /**
  * \f$\text{grad}_t \leftarrow \text{grad}_t - g_{x_t}\f$ for t < T: one subtraction per entry, so
- * every path gives the same bits. The AVX-512 path looks g up in registers for N ≤ 32 (vpermt2pd,
- * eight tokens per instruction); the other paths and larger N use the scalar loop (AVX2's
- * hardware gather measured slower than the scalar loop on AMD Zen 4).
+ * every path gives the same bits. The AVX-512 path looks g up in registers for N ≤ 32, eight
+ * tokens at a time (one vpermpd for N ≤ 8, one vpermt2pd for N ≤ 16, two and a blend for N ≤ 32);
+ * the other paths and larger N use the scalar loop (AVX2's hardware gather measured slower than
+ * the scalar loop on AMD Zen 4).
  */
 void gather_attention_gradient(KernelPath path, const int* tokens, const double* g, int T, int N, double* grad);
 

@@ -69,7 +69,12 @@ double accumulate_gradient(const LinearModel& model, const Example& example, Bat
  * groups of BatchGradient::kGroup samples are processed stage by stage (all scatters, then the
  * N² products, losses and counts in sample order, then all gathers), so that the independent
  * work of neighbouring samples overlaps in the CPU; every sum still receives its terms in
- * sample order (sums.V from the products, column k of sums.A from the gathers).
+ * sample order (sums.V from the products, column k of sums.A from the gathers). On the AVX-512
+ * path the N² products are computed lane-wise (the same operations in the same order in every
+ * lane, with Vᵀ copied once per call), and for N ≤ 8 with every example of one T the whole call
+ * runs in one function that keeps V, Vᵀ, the V-gradient and each sample's h, r, g in registers
+ * and scatters two samples in one loop; ½‖r‖² is then summed in the order of Eigen's
+ * squaredNorm, which the scalar path calls.
  */
 void accumulate_gradients(const LinearModel& model, std::span<const Example> examples, BatchGradient& sums);
 

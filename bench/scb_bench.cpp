@@ -32,9 +32,11 @@
 // twice (Vh and Vᵀr) 16N², the V-gradient read + write 16N²: 32T + 32N² bytes (the N-vectors h,
 // r, g and the scatter's partial sums live in registers or L1 and are not counted). With
 // sampling, + 4T token writes. A fraction well below 1 means the step is bound by instructions,
-// not by moving bytes: for N = 20 mostly the scatter's scalar read-modify-write per token, for
-// N = 3 the scatter's compare and masked add per token value and chunk of eight tokens, and the
-// fixed cost of each sample (the N² products, the loss, the calls).
+// not by moving bytes: for N = 20 mostly the scatter's read-modify-write of a partial sum per
+// token (a load and a store whose address is the token), for N = 3 the scatter's compare and
+// masked add per token value and chunk of eight tokens, and the fixed cost of each sample (the N²
+// products, the loss). The second table (BM_scb_scatter, BM_scb_gather) shows how much of the
+// step the two O(T) kernels alone leave room for.
 
 #include <benchmark/benchmark.h>
 

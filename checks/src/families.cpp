@@ -39,7 +39,8 @@ const std::vector<FamilyInfo>& builtin_families() {
         "near-uniform attention (E[rr^T] ~ Sigma). Once the attention has concentrated (stage 2) it over-predicts "
         "the SGD noise floor 2-3x. scb.stage_two_l1_error_flat_in_T uses the residual covariance of the current "
         "state instead ([derived], theory::scb::attention_gradient_variance) and keeps the spec's value as its "
-        "mutant; scb.sgd_tracks_noise_corrected_model (stage 1) checks the spec's model as written."}},
+        "mutant; scb.sgd_tracks_noise_corrected_model (stage 1) checks the spec's model as written and, beside it, "
+        "the model with the state's attention noise."}},
   };
   return families;
 }

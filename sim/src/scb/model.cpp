@@ -289,7 +289,7 @@ constexpr AccumulateSmallAvx512 kAccumulateSmallAvx512[8] = {
 
 /// The N² products and losses of a group (N ≤ 32) on `path`: the same bits on every path (for
 /// N ≤ 8 the AVX-512 path uses accumulate_small_avx512 instead).
-/// V_transposed is Vᵀ, column-major.
+/// V_transposed is Vᵀ, column-major, read by the AVX-512 path only.
 void group_products(KernelPath path, int N, const double* V, const double* V_transposed, GroupProducts& group,
                     double* G_V) {
 #if DYNCHECK_SCB_X86_KERNELS
@@ -308,7 +308,6 @@ void group_products(KernelPath path, int N, const double* V, const double* V_tra
   }
 }
 
-
 }  // namespace
 
 void accumulate_gradients(const LinearModel& model, std::span<const Example> examples, BatchGradient& sums) {
@@ -321,11 +320,13 @@ void accumulate_gradients(const LinearModel& model, std::span<const Example> exa
   const double* V = model.V.data();
   double* G_V = sums.V.data();
   constexpr std::size_t group = BatchGradient::kGroup;
-  // Vᵀ for the lane-wise g = Vᵀr; made before the first scatter, so that its stores are done
-  // before the vector loads of the products read them.
+  // Vᵀ for the lane-wise g = Vᵀr of the AVX-512 path (the other paths never read it); made before
+  // the first scatter, so that its stores are done before the vector loads of the products read them.
   std::array<double, 32 * 32> V_transposed;
-  for (int i = 0; i < N; ++i) {
-    for (int j = 0; j < N; ++j) V_transposed[static_cast<std::size_t>(N * i + j)] = V[N * j + i];
+  if (path == KernelPath::avx512) {
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) V_transposed[static_cast<std::size_t>(N * i + j)] = V[N * j + i];
+    }
   }
 #if DYNCHECK_SCB_X86_KERNELS
   if (path == KernelPath::avx512 && N <= 8 && !examples.empty()) {

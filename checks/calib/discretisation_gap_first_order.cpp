@@ -18,6 +18,7 @@
 
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/replicate_summary.hpp"
@@ -76,7 +77,7 @@ class DiscretisationGapFirstOrder final : public Claim {
       const double eta = eta0 / static_cast<double>(1 << m);
       const long long steps = base_steps << m;
       const std::vector<Eigen::MatrixXd> runs = sim::run_replicates(
-          context.replicates(fmt::format("sgd/eta0_over_{}", 1 << m), replicates),
+          replicate_options(context, fmt::format("sgd/eta0_over_{}", 1 << m), replicates),
           [&](std::size_t, sim::Rng& rng) -> Eigen::MatrixXd {
             return direction.transpose() * problem.sgd(instance.w0, eta, batch, {steps}, rng);
           });

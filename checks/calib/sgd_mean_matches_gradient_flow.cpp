@@ -9,14 +9,19 @@
 // Simulated: R independent SGD runs (x ~ N(0, H), label noise σ, batch B), their mean at 8 times.
 // Tolerance per coordinate and time = numerical (precision doubling) + bias (the bound above)
 //   + statistical (Student-t half-width over the R replicates at δ_claim / (8 d), Bonferroni).
-// Mutants: rate_doubled (e^{−2tH}, the gradient of Σ(xᵀw − y)² without the ½) and
-//   rate_10_percent (e^{−1.1 tH}), which the check must still resolve.
+// Mutants (edits of Settings::rate): rate_doubled (e^{−2tH}, the gradient of Σ(xᵀw − y)² without
+//   the ½) and rate_10_percent (e^{−1.1 tH}), which the check must still resolve.
+//
+// This file is the example of checks/README.md: parameters, settings, measure, predict, compare.
 
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "claims.hpp"
+#include "dyncheck/checks/claim_shape.hpp"
+#include "dyncheck/checks/experiment.hpp"
+#include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/replicate_summary.hpp"
 #include "dyncheck/checks/stats.hpp"
@@ -30,130 +35,149 @@ namespace {
 constexpr int compared_times = 8;
 constexpr int plotted_times = 48;
 
-class SgdMeanMatchesGradientFlow final : public Claim {
+struct Params : ParamSet {
+  Int d{this, "d", 4, closed(1, 16), "dimension"};
+  Real lambda_min{this, "lambda_min", 0.5, open_closed(0, 10), "smallest eigenvalue of H", Scale::log};
+  Real lambda_max{this, "lambda_max", 2, open_closed(0, 10), "largest eigenvalue of H; at least lambda_min",
+                  Scale::log};
+  Real eta{this, "eta", 0.02, open_closed(0, 1), "SGD step size; also eta * lambda_max < 1", Scale::log};
+  Real sigma{this, "sigma", 0.5, closed(0, 10), "label-noise standard deviation"};
+  Int batch{this, "batch", 8, closed(1, 4096), "minibatch size", Scale::log};
+  Real t_end{this, "t_end", 3, open_closed(0, 50), "physical time of the last compared point"};
+  Real resolution{this, "resolution", 0.02, open_closed(0, 1),
+                  "detectable discrepancy, as a fraction of |w0 - w*|_inf"};
+
+  void check(const Budget&) const override { require_stable_step(eta, lambda_min, lambda_max); }
+};
+
+/// The theory's knobs; the default is the claim's theory.
+struct Settings {
+  double rate = 1;  ///< the flow is exp(-rate t H)
+};
+
+struct Measured {
+  LinearRegressionInstance instance;
+  std::vector<long long> record_steps;
+  std::size_t replicates = 0;
+  std::vector<std::vector<stats::Summary>> summaries;  ///< [coordinate][recorded time]
+};
+
+struct Predicted {
+  std::vector<ReferenceVector> flow;  ///< at every recorded step
+  std::vector<Eigen::VectorXd> bias;  ///< discretisation bound at every recorded step
+};
+
+class SgdMeanMatchesGradientFlow final : public ClaimShape<Params, Settings, Measured, Predicted> {
  public:
-  const ClaimInfo& info() const override { return info_; }
+  SgdMeanMatchesGradientFlow() : ClaimShape(claim_info(), mutants()) {}
 
-  Verdict run(const RunContext& context) const override {
-    const auto d = static_cast<Eigen::Index>(context.params.get_int("d"));
-    const double lambda_min = context.params.get("lambda_min"), lambda_max = context.params.get("lambda_max");
-    const double eta = context.params.get("eta"), sigma = context.params.get("sigma");
-    const std::size_t batch = context.params.get_size("batch");
-    const double t_end = context.params.get("t_end");
-    require_stable_step(eta, lambda_min, lambda_max);
-    const std::size_t replicates = context.budget.pick<std::size_t>(24, 512, 8192);
-
-    const LinearRegressionInstance instance = make_linear_regression_instance(context, d, lambda_min, lambda_max);
-    const long long last_step = std::max<long long>(plotted_times, std::llround(t_end / eta));
-    std::vector<long long> record_steps;
-    for (int p = 0; p <= plotted_times; ++p) record_steps.push_back(last_step * p / plotted_times);
-
-    // Simulation.
-    const sim::calib::NoisyLinearRegression problem(instance.H, instance.w_star, sigma);
+ protected:
+  Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
+    Measured m;
+    m.instance = make_linear_regression_instance(context, p.d, p.lambda_min, p.lambda_max);
+    m.replicates = context.budget.pick<std::size_t>(24, 512, 8192);
+    const long long last_step = std::max<long long>(plotted_times, std::llround(p.t_end / p.eta));
+    for (int k = 0; k <= plotted_times; ++k) m.record_steps.push_back(last_step * k / plotted_times);
+    const sim::calib::NoisyLinearRegression problem(m.instance.H, m.instance.w_star, p.sigma);
     const std::vector<Eigen::MatrixXd> runs =
-        sim::run_replicates(context.replicates("sgd", replicates), [&](std::size_t, sim::Rng& rng) {
-          return problem.sgd(instance.w0, eta, batch, record_steps, rng);
+        sim::run_replicates(replicate_options(context, "sgd", m.replicates), [&](std::size_t, sim::Rng& rng) {
+          return problem.sgd(m.instance.w0, p.eta, p.batch.size(), m.record_steps, rng);
         });
-    const auto summaries = summarize_replicates(runs, "SGD iterate");
+    m.summaries = summarize_replicates(runs, "SGD iterate");
+    return m;
+  }
 
-    // Theory at the exact times t = kη of the recorded steps (a mutant changes the rate).
-    const double rate = context.mutant_is("rate_doubled") ? 2.0 : context.mutant_is("rate_10_percent") ? 1.1 : 1.0;
-    auto flow_at = [&](long long step) {
-      return reference_vector([&]<class S>() {
-        const theory::calib::LinearRegressionFlow<S> flow(instance.H.cast<S>(), instance.w_star.cast<S>(),
-                                                          instance.w0.cast<S>());
-        return flow.gradient_flow_mean(S(rate) * S(eta) * S(step));
-      });
-    };
+  Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
+    const LinearRegressionInstance& instance = m.instance;
     const theory::calib::LinearRegressionFlow<theory::mp50> bounds(
         instance.H.cast<theory::mp50>(), instance.w_star.cast<theory::mp50>(), instance.w0.cast<theory::mp50>());
+    Predicted predicted;
+    for (const long long step : m.record_steps) {
+      predicted.flow.push_back(reference_vector([&]<class S>() {
+        const theory::calib::LinearRegressionFlow<S> flow(instance.H.cast<S>(), instance.w_star.cast<S>(),
+                                                          instance.w0.cast<S>());
+        return flow.gradient_flow_mean(S(s.rate) * S(p.eta.value()) * S(step));
+      }));
+      const theory::Vector<theory::mp50> bias = bounds.discretisation_bias_bound(theory::mp50(p.eta.value()), step);
+      Eigen::VectorXd bias_double(bias.size());
+      for (Eigen::Index i = 0; i < bias.size(); ++i) bias_double[i] = theory::to_double(bias[i]);
+      predicted.bias.push_back(std::move(bias_double));
+    }
+    return predicted;
+  }
 
+  Verdict compare(const Params& p, const Measured& m, const Predicted& t, const RunContext& context) const override {
     Verdict verdict;
+    const Eigen::Index d = p.d.value();
+    // Bonferroni over the 8 d compared points; the plot's band uses the same half-width.
     const double delta = context.false_failure_rate() / static_cast<double>(compared_times * d);
-    const double resolution = context.params.get("resolution") * (instance.w0 - instance.w_star).lpNorm<Eigen::Infinity>();
+    const double resolution = p.resolution * (m.instance.w0 - m.instance.w_star).lpNorm<Eigen::Infinity>();
     for (int c = 1; c <= compared_times; ++c) {
-      const std::size_t column = static_cast<std::size_t>(plotted_times * c / compared_times);
-      const long long step = record_steps[column];
-      const ReferenceVector theory_value = flow_at(step);
-      const theory::Vector<theory::mp50> bias = bounds.discretisation_bias_bound(theory::mp50(eta), step);
+      const auto column = static_cast<std::size_t>(plotted_times * c / compared_times);
+      const double time = p.eta * static_cast<double>(m.record_steps[column]);
       for (Eigen::Index i = 0; i < d; ++i) {
-        const stats::Summary& summary = summaries[static_cast<std::size_t>(i)][column];
-        const stats::HalfWidth half_width = stats::student_t_half_width(summary, delta);
-        verdict.comparisons.push_back(compare(
-            fmt::format("E w_{}(t = {:.4g})", i + 1, eta * static_cast<double>(step)),
-            {theory_value.value[i], theory_value.error[i], ReferenceVector::reason},
-            {summary.mean, half_width.value,
-             half_width.reason + "; the mean of R iid replicates, each a smooth function of many independent "
-                                 "Gaussian draws, is close to normal"},
-            {theory::to_double(bias[i]),
+        const stats::Summary& summary = m.summaries[static_cast<std::size_t>(i)][column];
+        verdict.comparisons.push_back(checks::compare(
+            fmt::format("E w_{}(t = {:.4g})", i + 1, time),
+            {t.flow[column].value[i], t.flow[column].error[i], ReferenceVector::reason},
+            measured(summary.mean, stats::student_t_half_width(summary, delta),
+                     "the mean of R iid replicates, each a smooth function of many independent Gaussian draws, is "
+                     "close to normal"),
+            {t.bias[column][i],
              "discretisation bound sum_j |Q_ij||c_j| k (eta lambda_j)^2/2 e^{-(k-1) eta lambda_j}: the SGD mean is "
              "exactly gradient descent, whose gap to the flow this bounds"},
             {resolution, fmt::format("resolution {} x |w0 - w*|_inf: a flow whose rate is off by 10% differs by up "
                                      "to 0.1 t lambda e^(-t lambda) |c| <= 3.7% of it",
-                                     context.params.get("resolution"))}));
+                                     p.resolution.value())}));
       }
     }
 
     // Plot: the first coordinates, theory curve against the simulation mean and its band.
     Plot plot{"trajectory", "SGD mean against gradient flow", "t = k eta", "w_i", false, false, {}};
-    const Eigen::Index shown = std::min<Eigen::Index>(d, 3);
-    const double plot_delta = context.false_failure_rate() / static_cast<double>(compared_times * d);
-    for (Eigen::Index i = 0; i < shown; ++i) {
-      Curve theory_curve{fmt::format("flow w_{}", i + 1), Curve::Style::line, {}, {}, {}, {}};
-      Curve simulation{fmt::format("SGD mean w_{} (R = {})", i + 1, replicates), Curve::Style::band, {}, {}, {}, {}};
-      for (std::size_t p = 0; p < record_steps.size(); ++p) {
-        const double t = eta * static_cast<double>(record_steps[p]);
-        theory_curve.x.push_back(t);
-        theory_curve.y.push_back(flow_at(record_steps[p]).value[i]);
-        const stats::Summary& summary = summaries[static_cast<std::size_t>(i)][p];
-        const double h = stats::student_t_half_width(summary, plot_delta).value;
-        simulation.x.push_back(t);
-        simulation.y.push_back(summary.mean);
-        simulation.lower.push_back(summary.mean - h);
-        simulation.upper.push_back(summary.mean + h);
+    for (Eigen::Index i = 0; i < std::min<Eigen::Index>(d, 3); ++i) {
+      Curve flow = Curve::line(fmt::format("flow w_{}", i + 1));
+      Curve sgd = Curve::band(fmt::format("SGD mean w_{} (R = {})", i + 1, m.replicates));
+      for (std::size_t k = 0; k < m.record_steps.size(); ++k) {
+        const double time = p.eta * static_cast<double>(m.record_steps[k]);
+        const stats::Summary& summary = m.summaries[static_cast<std::size_t>(i)][k];
+        flow.add(time, t.flow[k].value[i]);
+        sgd.add_mean(time, summary.mean, stats::student_t_half_width(summary, delta).value);
       }
-      plot.curves.push_back(std::move(theory_curve));
-      plot.curves.push_back(std::move(simulation));
+      plot.add(std::move(flow)).add(std::move(sgd));
     }
     verdict.plots.push_back(std::move(plot));
     verdict.notes.push_back(fmt::format(
         "Instance: d = {}, eigenvalues of H geometric in [{}, {}], random rotation and w* ~ N(0, I) from the "
         "master seed; w0 = 0; R = {} replicates of {} steps.",
-        d, lambda_min, lambda_max, replicates, last_step));
+        d, p.lambda_min.value(), p.lambda_max.value(), m.replicates, m.record_steps.back()));
     verdict.notes.push_back(
         "Band in the plot: the same Student-t half-width as the compared points (Bonferroni over 8 d comparisons).");
     return verdict;
   }
 
  private:
-  ClaimInfo info_{
-      .id = "calib.sgd_mean_matches_gradient_flow",
-      .family = "calib",
-      .paper = "calibration (known answer)",
-      .source = "issue #2 (a); gradient flow of linear regression",
-      .tag = Provenance::derived,
-      .statement = "The mean of minibatch SGD on noisy linear regression follows the gradient flow "
-                   "w* + exp(-tH)(w0 - w*) up to an O(eta) discretisation gap.",
-      .latex = R"(\left|\mathbb{E}w_k - w_* - e^{-k\eta H}(w_0-w_*)\right|_i \le \sum_j |Q_{ij}||c_j|\tfrac{k(\eta\lambda_j)^2}{2}e^{-(k-1)\eta\lambda_j})",
-      .simulation = "R independent minibatch SGD runs with x ~ N(0, H), y = x'w* + sigma eps; mean over runs at 8 "
-                    "times in (0, t_end].",
-      .params =
-          {
-              {"d", 4, 1, 16, true, false, "dimension"},
-              {"lambda_min", 0.5, 0, 10, false, true, "smallest eigenvalue of H"},
-              {"lambda_max", 2, 0, 10, false, true, "largest eigenvalue of H"},
-              {"eta", 0.02, 0, 1, false, true, "SGD step size; also eta * lambda_max < 1"},
-              {"sigma", 0.5, 0, 10, false, false, "label-noise standard deviation"},
-              {"batch", 8, 1, 4096, true, false, "minibatch size"},
-              {"t_end", 3, 0, 50, false, true, "physical time of the last compared point"},
-              {"resolution", 0.02, 0, 1, false, true, "detectable discrepancy, as a fraction of |w0 - w*|_inf"},
-          },
-      .mutants =
-          {
-              {"rate_doubled", "gradient flow with rate 2H: exp(-2tH), as if the loss had no 1/2"},
-              {"rate_10_percent", "gradient flow with rate 1.1 H"},
-          },
-  };
+  static ClaimInfo claim_info() {
+    return {
+        .id = "calib.sgd_mean_matches_gradient_flow",
+        .family = "calib",
+        .paper = "calibration (known answer)",
+        .source = "issue #2 (a); gradient flow of linear regression",
+        .tag = Provenance::derived,
+        .statement = "The mean of minibatch SGD on noisy linear regression follows the gradient flow "
+                     "w* + exp(-tH)(w0 - w*) up to an O(eta) discretisation gap.",
+        .latex = R"(\left|\mathbb{E}w_k - w_* - e^{-k\eta H}(w_0-w_*)\right|_i \le \sum_j |Q_{ij}||c_j|\tfrac{k(\eta\lambda_j)^2}{2}e^{-(k-1)\eta\lambda_j})",
+        .simulation = "R independent minibatch SGD runs with x ~ N(0, H), y = x'w* + sigma eps; mean over runs at 8 "
+                      "times in (0, t_end].",
+    };
+  }
+
+  static std::vector<MutantSpec> mutants() {
+    return {
+        {"rate_doubled", "gradient flow with rate 2H: exp(-2tH), as if the loss had no 1/2",
+         [](Settings& s) { s.rate = 2.0; }},
+        {"rate_10_percent", "gradient flow with rate 1.1 H", [](Settings& s) { s.rate = 1.1; }},
+    };
+  }
 };
 
 }  // namespace

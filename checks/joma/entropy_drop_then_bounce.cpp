@@ -17,6 +17,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "dyncheck/sim/joma/nonlinear_toy.hpp"
@@ -188,7 +189,7 @@ class EntropyDropThenBounce final : public Claim {
       std::vector<double> H;
     };
     const std::vector<ToyResult> toys =
-        sim::run_replicates(context.replicates("figure_4_toy", seeds), [&](std::size_t, sim::Rng& rng) {
+        sim::run_replicates(replicate_options(context, "figure_4_toy", seeds), [&](std::size_t, sim::Rng& rng) {
           Eigen::VectorXd mu(10);
           for (Eigen::Index i = 0; i < 10; ++i) mu[i] = 1 + 3 * sim::uniform01(rng);
           std::sort(mu.begin(), mu.end());

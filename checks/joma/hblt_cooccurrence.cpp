@@ -16,6 +16,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/sim/joma/hblt.hpp"
 #include "dyncheck/sim/random/uniform01.hpp"
@@ -47,7 +48,7 @@ class HbltCooccurrence final : public Claim {
     const long long samples = context.budget.pick<long long>(20000, 200000, 2000000);
     const bool mutant = context.mutant_is("correlation_squared");
     const std::vector<TreeResult> results =
-        sim::run_replicates(context.replicates("trees", trees), [&](std::size_t, sim::Rng& rng) {
+        sim::run_replicates(replicate_options(context, "trees", trees), [&](std::size_t, sim::Rng& rng) {
           const int depth = 2 + static_cast<int>(sim::uniform_index(rng, 3));      // 2..4
           const int branching = 2 + static_cast<int>(sim::uniform_index(rng, 2));  // 2..3
           const double root_prior = 0.2 + 0.6 * sim::uniform01(rng);

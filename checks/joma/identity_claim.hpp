@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/claim.hpp"
 #include "identity_experiment.hpp"
 
@@ -64,7 +65,7 @@ Verdict identity_verdict(const RunContext& context, sim::joma::AttentionKernel k
                          const std::string& invariant_name) {
   const std::size_t settings = context.budget.pick<std::size_t>(2, 10, 20);
   const std::vector<IdentityRun> runs =
-      sim::run_replicates(context.replicates("plain_sgd", settings), [&](std::size_t r, sim::Rng& rng) {
+      sim::run_replicates(replicate_options(context, "plain_sgd", settings), [&](std::size_t r, sim::Rng& rng) {
         IdentitySetting s = identity_setting_from(context, kernel, r);
         mutate(s);
         return run_identity_experiment(s, rng, std::max<long long>(1, s.steps / 100));
@@ -102,7 +103,7 @@ Verdict identity_verdict(const RunContext& context, sim::joma::AttentionKernel k
                               {"a second query sharing W", 0, 0, -1, true}};
   for (std::size_t c = 0; c < 4; ++c) {
     const IdentityRun control = sim::run_replicates(
-        context.replicates(fmt::format("control_{}", c), 1), [&](std::size_t, sim::Rng& rng) {
+        replicate_options(context, fmt::format("control_{}", c), 1), [&](std::size_t, sim::Rng& rng) {
           IdentitySetting s = identity_setting_from(context, kernel, 2);  // leaky ReLU
           s.momentum = controls[c].momentum;
           s.weight_decay = controls[c].weight_decay;

@@ -16,6 +16,7 @@
 
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "identity_claim.hpp"
 
@@ -34,7 +35,7 @@ class InvariantDefectFirstOrderInEta final : public Claim {
     std::vector<IdentityRun> runs;
     for (int j = 0; j < levels; ++j) {
       // The same stream for every η: the same U, readout, batch and initial point.
-      runs.push_back(sim::run_replicates(context.replicates("full_batch_gd", 1), [&](std::size_t, sim::Rng& rng) {
+      runs.push_back(sim::run_replicates(replicate_options(context, "full_batch_gd", 1), [&](std::size_t, sim::Rng& rng) {
         IdentitySetting s = model_setting_from(p, sim::joma::AttentionKernel::exp);
         s.activation = sim::joma::Activation::leaky_relu;
         s.loss = sim::joma::Loss::cross_entropy;

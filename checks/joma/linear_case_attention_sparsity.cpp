@@ -17,6 +17,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "figure_2_3_experiment.hpp"
@@ -32,7 +33,7 @@ class LinearCaseAttentionSparsity final : public Claim {
     const std::size_t seeds = context.budget.pick<std::size_t>(2, 20, 20);
     const long long steps = context.budget.pick<long long>(100, 2000, 2000);
     const std::vector<Figure23Run> runs =
-        sim::run_replicates(context.replicates("gaussian", seeds), [&](std::size_t, sim::Rng& rng) {
+        sim::run_replicates(replicate_options(context, "gaussian", seeds), [&](std::size_t, sim::Rng& rng) {
           Figure23Setting s;
           s.steps = steps;
           s.record_every = std::max<long long>(1, steps / 100);

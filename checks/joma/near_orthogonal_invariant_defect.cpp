@@ -20,6 +20,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "identity_experiment.hpp"
@@ -42,7 +43,7 @@ class NearOrthogonalInvariantDefect final : public Claim {
     std::vector<std::vector<double>> log_c, log_r;  // per level, per replicate
     for (std::size_t e = 0; e < epsilons.size(); ++e) {
       const std::vector<IdentityRun> runs = sim::run_replicates(
-          context.replicates(fmt::format("epsilon_{}", e), replicates), [&](std::size_t, sim::Rng& rng) {
+          replicate_options(context, fmt::format("epsilon_{}", e), replicates), [&](std::size_t, sim::Rng& rng) {
             IdentitySetting s;
             s.kernel = sim::joma::AttentionKernel::exp;
             s.tokens = p.get_int("M_C");

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "figure_2_3_experiment.hpp"
@@ -39,7 +40,7 @@ class SoftmaxInvariantNormalisedCorrelation final : public Claim {
     const double delta = context.false_failure_rate() / 3;  // two NC means + the decomposition (deterministic)
     for (bool gaussian : {true, false}) {
       const std::vector<Figure23Run> runs = sim::run_replicates(
-          context.replicates(gaussian ? "gaussian" : "random", seeds), [&](std::size_t, sim::Rng& rng) {
+          replicate_options(context, gaussian ? "gaussian" : "random", seeds), [&](std::size_t, sim::Rng& rng) {
             Figure23Setting s;
             s.gaussian = gaussian;
             s.steps = steps;

@@ -29,6 +29,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/replicate_summary.hpp"
@@ -140,7 +141,7 @@ class PopulationLossAndGradient final : public Claim {
         std::clamp(work / (static_cast<double>(replicates) * per_sample), 200.0, 1e6));
     const sim::scb::Sampler sampler(instance);
     const std::vector<Eigen::MatrixXd> runs = sim::run_replicates(
-        context.replicates("monte_carlo", replicates), [&](std::size_t, sim::Rng& rng) {
+        replicate_options(context, "monte_carlo", replicates), [&](std::size_t, sim::Rng& rng) {
           sim::scb::BatchGradient at_point(static_cast<int>(N), static_cast<int>(T));
           sim::scb::BatchGradient at_truth(static_cast<int>(N), static_cast<int>(T));
           sim::scb::Example example;

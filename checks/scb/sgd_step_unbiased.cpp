@@ -31,6 +31,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/replicate_summary.hpp"
@@ -182,7 +183,7 @@ class SgdStepUnbiased final : public Claim {
     {
       constexpr long long pilot_samples = 2000;
       const std::vector<Eigen::MatrixXd> pilot = sim::run_replicates(
-          context.replicates("pilot", 8), [&](std::size_t, sim::Rng& rng) { return mean_direction(pilot_samples, rng); });
+          replicate_options(context, "pilot", 8), [&](std::size_t, sim::Rng& rng) { return mean_direction(pilot_samples, rng); });
       const auto pilot_summaries = summarize_replicates(pilot, "pilot mean preconditioned gradient");
       const double block_V = theory_value.value.head(n_V).cwiseAbs().maxCoeff();
       const double block_A = theory_value.value.segment(n_V, n_A).cwiseAbs().maxCoeff();
@@ -196,7 +197,7 @@ class SgdStepUnbiased final : public Claim {
                              3 * work_samples_a);
     }
     const std::vector<Eigen::MatrixXd> directions = sim::run_replicates(
-        context.replicates("preconditioned_gradient", replicates), [&](std::size_t, sim::Rng& rng) {
+        replicate_options(context, "preconditioned_gradient", replicates), [&](std::size_t, sim::Rng& rng) {
           return mean_direction(samples_a, rng);
         });
     // (b) One-sample stage-1 steps from the initialisation: replicate mean and variance of Δα̂.
@@ -207,7 +208,7 @@ class SgdStepUnbiased final : public Claim {
     };
     const double alpha_start = alpha_hat(start.V);
     const std::vector<Eigen::MatrixXd> increments = sim::run_replicates(
-        context.replicates("alpha_increment", replicates), [&](std::size_t, sim::Rng& rng) {
+        replicate_options(context, "alpha_increment", replicates), [&](std::size_t, sim::Rng& rng) {
           sim::scb::LinearModel model = start;
           sim::scb::SgdWorkspace workspace(static_cast<int>(N), static_cast<int>(T));
           stats::RunningMoments moments;

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/stats.hpp"
@@ -182,7 +183,7 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
     // Simulation.
     const sim::scb::Sampler sampler(instance);
     auto run_at = [&](long long b, const std::string& name) {
-      return sim::run_replicates(context.replicates(name, seeds), [&](std::size_t, sim::Rng& rng) {
+      return sim::run_replicates(replicate_options(context, name, seeds), [&](std::size_t, sim::Rng& rng) {
         return sgd_trajectory(instance, sampler, mc, steps, b, eta, eta_A, rng);
       });
     };
@@ -366,7 +367,7 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
       const theory::Vector<double> corrected = model_in.template operator()<double>(batch, true);
 
       const auto runs = sim::run_replicates(
-          context.replicates(fmt::format("gaussian/N={}", N), seeds), [&](std::size_t, sim::Rng& rng) {
+          replicate_options(context, fmt::format("gaussian/N={}", N), seeds), [&](std::size_t, sim::Rng& rng) {
             sim::scb::LinearModel m = sim::scb::initial_model(instance);
             Eigen::VectorXd out(steps + 1);
             for (long long t = 0; t <= steps; ++t) {

@@ -29,6 +29,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/sim/scb/model.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
@@ -74,7 +75,7 @@ class SoftmaxStepMatchesScaledLinearStep final : public Claim {
     constexpr double machine_epsilon = std::numeric_limits<double>::epsilon();
 
     const std::vector<WorstEntry> worst = sim::run_replicates(
-        context.replicates("one_step", replicates), [&](std::size_t, sim::Rng& rng) {
+        replicate_options(context, "one_step", replicates), [&](std::size_t, sim::Rng& rng) {
           sim::scb::SoftmaxModel softmax_model{V0, Eigen::MatrixXd(T, N)};
           for (Eigen::Index i = 0; i < softmax_model.W.size(); ++i) {
             softmax_model.W.data()[i] = logit_scale * (2.0 * sim::uniform01(rng) - 1.0);

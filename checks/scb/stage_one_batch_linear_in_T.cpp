@@ -31,6 +31,7 @@
 #include <limits>
 #include <tuple>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "dyncheck/sim/replicates.hpp"
@@ -135,7 +136,7 @@ class StageOneBatchLinearInT final : public Claim {
         g.batch = std::max<long long>(1, std::llround(factor * c_lin * unit));
         if (!grid.empty() && g.batch <= grid.back().batch) g.batch = grid.back().batch + 1;
         const auto outcomes = sim::run_replicates(
-            context.replicates(fmt::format("{}/T={}/B={}", name, T, g.batch), seeds_at(T)),
+            replicate_options(context, fmt::format("{}/T={}/B={}", name, T, g.batch), seeds_at(T)),
             [&](std::size_t, sim::Rng& rng) -> long long {
               sim::scb::LinearModel model = sim::scb::initial_model(instance);
               sim::scb::SgdWorkspace workspace(instance.N(), instance.T);

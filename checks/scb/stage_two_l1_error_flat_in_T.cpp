@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/stats.hpp"
@@ -259,7 +260,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     const double threshold_min = eta_A * lambda / small.instance.mu.maxCoeff();
     auto run_sgd = [&](const Side& side, double lam, long long B, const std::string& name) {
       const sim::scb::Sampler sampler(side.instance);
-      return sim::run_replicates(context.replicates(name, seeds), [&](std::size_t, sim::Rng& rng) {
+      return sim::run_replicates(replicate_options(context, name, seeds), [&](std::size_t, sim::Rng& rng) {
         sim::scb::LinearModel m = side.start;
         sim::scb::SgdWorkspace workspace(side.instance.N(), side.instance.T);
         for (long long t = 0; t < steps; ++t) {

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/stats.hpp"
@@ -117,7 +118,7 @@ class TwoStageDetection final : public Claim {
           std::max<long long>(1, std::llround(c_batch * r * z_90 * z_90 / 2 * T * mc.K_2 / (mc.K_P * mc.K_P)));
       const sim::scb::Sampler sampler(instance);
       const auto outcomes = sim::run_replicates(
-          context.replicates(fmt::format("sgd/T={}/B={}", T, batch), seeds), [&](std::size_t, sim::Rng& rng) {
+          replicate_options(context, fmt::format("sgd/T={}/B={}", T, batch), seeds), [&](std::size_t, sim::Rng& rng) {
             sim::scb::LinearModel model = sim::scb::initial_model(instance);
             sim::scb::SgdWorkspace workspace(instance.N(), instance.T);
             for (long long t = 1; t <= 4 * t_pop; ++t) {

@@ -22,8 +22,4 @@ BudgetLevel parse_budget(std::string_view text) {
   throw ParamError("budget", "budget must be one of smoke, ci, full; got '" + std::string(text) + "'");
 }
 
-double Budget::claim_false_failure_rate() const {
-  return suite_false_failure_rate / static_cast<double>(claims_in_suite == 0 ? 1 : claims_in_suite);
-}
-
 }  // namespace dyncheck::checks

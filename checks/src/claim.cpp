@@ -1,6 +1,9 @@
 #include "dyncheck/checks/claim.hpp"
 
+#include <stdexcept>
 #include <string>
+
+#include "dyncheck/checks/variant.hpp"
 
 namespace dyncheck::checks {
 
@@ -14,18 +17,22 @@ std::string_view to_string(Provenance tag) {
   return "[derived]";
 }
 
-sim::ReplicateOptions RunContext::replicates(std::string_view experiment, std::size_t count) const {
-  sim::ReplicateOptions options;
-  options.master_seed = seed;
-  options.stream_name = claim_id + "/" + std::string(experiment);
-  options.replicates = count;
-  options.threads = threads;
-  if (progress) {
-    options.progress = [progress = progress, stage = std::string(experiment)](std::size_t done, std::size_t total) {
-      progress(stage, done, total);
-    };
+Params Claim::resolve(const std::vector<ParamOverride>& overrides, const Budget& /*budget*/) const {
+  return Params::resolve(info().params, overrides);
+}
+
+std::vector<Verdict> Claim::evaluate(const RunContext& context, const std::vector<std::string>& variants) const {
+  std::vector<Verdict> verdicts;
+  for (const std::string& variant : variants) {
+    RunContext variant_context = context;
+    variant_context.mutant = variant;
+    verdicts.push_back(timed_variant(variant, [&] { return run(variant_context); }));
   }
-  return options;
+  return verdicts;
+}
+
+Verdict Claim::run(const RunContext& /*context*/) const {
+  throw std::logic_error("claim " + info().id + " implements neither run() nor evaluate()");
 }
 
 }  // namespace dyncheck::checks

@@ -61,6 +61,12 @@ Params Params::resolve(const std::vector<ParamSpec>& specs, const std::vector<Pa
   return params;
 }
 
+Params Params::from_items(std::vector<std::pair<std::string, double>> items) {
+  Params params;
+  params.items_ = std::move(items);
+  return params;
+}
+
 double Params::get(const std::string& name) const {
   const auto found = std::find_if(items_.begin(), items_.end(), [&](const auto& item) { return item.first == name; });
   if (found == items_.end()) throw std::logic_error("claim reads undeclared parameter '" + name + "'");

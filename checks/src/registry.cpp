@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "../calib/claims.hpp"
-#include "../joma/claims.hpp"
-#include "../scb/claims.hpp"
 
 namespace dyncheck::checks {
 
@@ -14,7 +11,26 @@ void Registry::add(std::unique_ptr<Claim> claim) {
   if (find(info.id) != nullptr) throw std::logic_error("claim registered twice: " + info.id);
   if (info.mutants.empty()) throw std::logic_error("claim without a mutant cannot show it can fail: " + info.id);
   if (info.id.rfind(info.family + ".", 0) != 0) throw std::logic_error("claim id must start with its family: " + info.id);
+  if (info.false_failure_share <= 0 || info.false_failure_share >= 1) {
+    throw std::logic_error("claim false-failure share must be in (0, 1): " + info.id);
+  }
   claims_.push_back(std::move(claim));
+}
+
+void Registry::add_family(FamilyInfo family) {
+  for (const FamilyInfo& known : families_) {
+    if (known.id == family.id) throw std::logic_error("family registered twice: " + family.id);
+  }
+  families_.push_back(std::move(family));
+}
+
+const std::vector<FamilyInfo>& builtin_families() { return builtin_registry().families(); }
+
+const FamilyInfo* find_family(std::string_view id) {
+  for (const FamilyInfo& family : builtin_registry().families()) {
+    if (family.id == id) return &family;
+  }
+  return nullptr;
 }
 
 std::vector<const Claim*> Registry::all() const {
@@ -55,9 +71,7 @@ std::vector<const Claim*> Registry::select(const std::vector<std::string>& selec
 const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
-    calib::register_claims(r);
-    joma::register_claims(r);
-    scb::register_claims(r);
+    register_builtin_families(r);
     return r;
   }();
   return registry;

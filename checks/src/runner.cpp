@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 namespace dyncheck::checks {
@@ -39,58 +40,94 @@ void check_overrides_apply(const std::vector<const Claim*>& claims, const std::v
   }
 }
 
-Verdict run_claim(const Claim& claim, const RunOptions& options) {
-  const ClaimInfo& info = claim.info();
-  if (!options.mutant.empty()) {
-    const bool known = std::any_of(info.mutants.begin(), info.mutants.end(),
-                                   [&](const MutantInfo& mutant) { return mutant.name == options.mutant; });
-    if (!known) {
-      std::string names;
-      for (const MutantInfo& mutant : info.mutants) names += (names.empty() ? "" : ", ") + mutant.name;
-      throw ParamError("mutant", fmt::format("claim {} has no mutant '{}'; its mutants are: {}", info.id,
-                                             options.mutant, names));
+namespace {
+
+void check_mutant_known(const ClaimInfo& info, const std::string& name) {
+  const bool known = std::any_of(info.mutants.begin(), info.mutants.end(),
+                                 [&](const MutantInfo& mutant) { return mutant.name == name; });
+  if (!known) {
+    std::string names;
+    for (const MutantInfo& mutant : info.mutants) names += (names.empty() ? "" : ", ") + mutant.name;
+    throw ParamError("mutant", fmt::format("claim {} has no mutant '{}'; its mutants are: {}", info.id, name, names));
+  }
+}
+
+/// The invariant of the error shares (DESIGN.md, Statistics), checked on every verdict.
+void check_shares(const ClaimInfo& info, Verdict& verdict) {
+  double spent = 0;
+  for (const Comparison& comparison : verdict.comparisons) {
+    spent += comparison.false_failure_share;
+    if (info.records_shares && comparison.half_width > 0 && comparison.false_failure_share <= 0) {
+      verdict.outcome = Outcome::error;
+      verdict.error = fmt::format("comparison '{}' has a statistical half-width but records no false-failure share",
+                                  comparison.quantity);
+      return;
     }
+  }
+  verdict.false_failure_spent = spent;
+  // A relative slack of 1e-9 for the rounding of shares computed as share / count.
+  if (spent > info.false_failure_share * (1 + 1e-9)) {
+    verdict.outcome = Outcome::error;
+    verdict.error = fmt::format("the comparisons' false-failure shares add up to {:.6g}, more than the claim's {:.6g}",
+                                spent, info.false_failure_share);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> all_variants(const Claim& claim) {
+  std::vector<std::string> variants{""};
+  for (const MutantInfo& mutant : claim.info().mutants) variants.push_back(mutant.name);
+  return variants;
+}
+
+void check_parameters(const std::vector<const Claim*>& claims, const RunOptions& options) {
+  for (const Claim* claim : claims) (void)claim->resolve(options.overrides, options.budget);
+}
+
+double suite_false_failure_rate(const std::vector<const Claim*>& claims) {
+  double rate = 0;
+  for (const Claim* claim : claims) rate += claim->info().false_failure_share;
+  return rate;
+}
+
+std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& options,
+                                        const std::vector<std::string>& variants) {
+  const ClaimInfo& info = claim.info();
+  for (const std::string& variant : variants) {
+    if (!variant.empty()) check_mutant_known(info, variant);
   }
 
   RunContext context;
-  context.params = Params::resolve(info.params, options.overrides);
+  context.params = claim.resolve(options.overrides, options.budget);
+  context.overrides = options.overrides;
   context.budget = options.budget;
   context.seed = options.seed;
   context.claim_id = info.id;
-  context.mutant = options.mutant;
   context.threads = options.threads;
+  context.claim_false_failure_share = info.false_failure_share;
   context.progress = options.progress;
 
-  const auto start = std::chrono::steady_clock::now();
-  Verdict verdict;
-  try {
-    verdict = claim.run(context);
-    verdict.outcome = combine(verdict.comparisons);
-    if (verdict.outcome == Outcome::error) {
-      verdict.error = verdict.comparisons.empty() ? std::string("the run produced no comparison")
-                                                  : std::string("a compared quantity is NaN or infinite");
-      for (const Comparison& comparison : verdict.comparisons) {
-        if (!comparison.finite()) {
-          verdict.error = "non-finite value in comparison '" + comparison.quantity + "'";
-          break;
-        }
-      }
-    }
-  } catch (const ParamError&) {
-    throw;
-  } catch (const std::exception& error) {
-    verdict = Verdict{};
-    verdict.outcome = Outcome::error;
-    verdict.error = error.what();
+  std::vector<Verdict> verdicts = claim.evaluate(context, variants);
+  if (verdicts.size() != variants.size()) {
+    throw std::logic_error(fmt::format("claim {} returned {} verdicts for {} variants", info.id, verdicts.size(),
+                                       variants.size()));
   }
-  verdict.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  verdict.claim_id = info.id;
-  verdict.mutant = options.mutant;
-  verdict.seed = options.seed;
-  verdict.budget = std::string(to_string(options.budget.level));
-  verdict.params = context.params.items();
-  verdict.false_failure_rate = context.false_failure_rate();
-  return verdict;
+  for (std::size_t v = 0; v < verdicts.size(); ++v) {
+    Verdict& verdict = verdicts[v];
+    if (verdict.outcome != Outcome::error) check_shares(info, verdict);
+    verdict.claim_id = info.id;
+    verdict.mutant = variants[v];
+    verdict.seed = options.seed;
+    verdict.budget = std::string(to_string(options.budget.level));
+    verdict.params = context.params.items();
+    verdict.false_failure_rate = info.false_failure_share;
+  }
+  return verdicts;
+}
+
+Verdict run_claim(const Claim& claim, const RunOptions& options) {
+  return run_claim_variants(claim, options, {options.mutant}).front();
 }
 
 }  // namespace dyncheck::checks

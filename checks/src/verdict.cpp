@@ -1,5 +1,7 @@
 #include "dyncheck/checks/verdict.hpp"
 
+#include "dyncheck/checks/variant.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -74,6 +76,7 @@ Comparison compare(std::string quantity, const TheoryValue& theory, const Measur
   comparison.tolerance.statistical = {std::abs(measured.half_width), measured.half_width_reason};
   comparison.resolution = resolution.value;
   comparison.resolution_reason = resolution.reason;
+  comparison.false_failure_share = measured.false_failure_share;
   return comparison;
 }
 
@@ -98,6 +101,19 @@ Outcome combine(const std::vector<Comparison>& comparisons) {
   if (any_fail) return Outcome::fail;
   if (any_inconclusive) return Outcome::inconclusive;
   return Outcome::pass;
+}
+
+void settle_outcome(Verdict& verdict) {
+  verdict.outcome = combine(verdict.comparisons);
+  if (verdict.outcome != Outcome::error) return;
+  verdict.error = verdict.comparisons.empty() ? std::string("the run produced no comparison")
+                                              : std::string("a compared quantity is NaN or infinite");
+  for (const Comparison& comparison : verdict.comparisons) {
+    if (!comparison.finite()) {
+      verdict.error = "non-finite value in comparison '" + comparison.quantity + "'";
+      break;
+    }
+  }
 }
 
 void require_finite(double value, std::string_view where) {

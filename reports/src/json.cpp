@@ -67,11 +67,18 @@ nlohmann::json to_json(const checks::ClaimInfo& info) {
     params.push_back({{"name", spec.name},
                       {"default", spec.default_value},
                       {"range", spec.range_text()},
+                      {"min", spec.min},
+                      {"max", spec.max},
+                      {"min_exclusive", spec.min_exclusive},
+                      {"integer", spec.integer},
+                      {"log_scale", spec.log_scale},
                       {"description", spec.description}});
   }
   nlohmann::json mutants = nlohmann::json::array();
   for (const checks::MutantInfo& mutant : info.mutants) {
-    mutants.push_back({{"name", mutant.name}, {"description", mutant.description}});
+    mutants.push_back({{"name", mutant.name},
+                       {"description", mutant.description},
+                       {"changes_experiment", mutant.changes_experiment}});
   }
   return {{"id", info.id},
           {"family", info.family},
@@ -82,7 +89,8 @@ nlohmann::json to_json(const checks::ClaimInfo& info) {
           {"latex", info.latex},
           {"simulation", info.simulation},
           {"params", params},
-          {"mutants", mutants}};
+          {"mutants", mutants},
+          {"false_failure_share", info.false_failure_share}};
 }
 
 nlohmann::json to_json(const checks::Verdict& verdict) {
@@ -98,6 +106,7 @@ nlohmann::json to_json(const checks::Verdict& verdict) {
                          {"seed", verdict.seed},
                          {"budget", verdict.budget},
                          {"false_failure_rate", verdict.false_failure_rate},
+                         {"false_failure_spent", verdict.false_failure_spent},
                          {"params", params},
                          {"comparisons", comparisons},
                          {"notes", verdict.notes},

@@ -51,7 +51,6 @@ void add_common(CLI::App& command, CommonOptions& options) {
 checks::RunOptions run_options(const CommonOptions& common) {
   checks::RunOptions options;
   options.budget.level = checks::parse_budget(common.budget);
-  options.budget.claims_in_suite = checks::builtin_registry().size();
   options.seed = common.seed ? *common.seed : checks::master_seed_from_environment();
   for (const std::string& text : common.params) options.overrides.push_back(checks::parse_param_override(text));
   options.threads = common.threads;
@@ -137,8 +136,41 @@ int command_list(bool json) {
   return 0;
 }
 
+/// Writes `text` to `path` through a temporary file and a rename; throws on any failure.
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+    stream << text;
+    stream.flush();
+    if (!stream) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+/// `run <claim> --save-variants DIR`: the claim and every mutant from one measurement; all verdicts
+/// to DIR/<claim>.json (ctest's mutant tests read them); the exit code is the claim's own.
+int command_run_variants(const checks::Claim& claim, const checks::RunOptions& options, const std::string& directory,
+                         std::optional<Outcome> expected, bool quiet) {
+  Progress progress(quiet);
+  checks::RunOptions with_progress = options;
+  with_progress.progress = progress.callback();
+  progress.start(claim.info().id);
+  const std::vector<checks::Verdict> verdicts =
+      checks::run_claim_variants(claim, with_progress, checks::all_variants(claim));
+  progress.finish();
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& verdict : verdicts) {
+    print_verdict(verdict, verdict.mutant.empty());
+    array.push_back(reports::to_json(verdict));
+  }
+  std::filesystem::create_directories(directory);
+  write_atomically(std::filesystem::path(directory) / (claim.info().id + ".json"), array.dump(1) + "\n");
+  return exit_code({verdicts.front()}, expected);
+}
+
 int command_run(const std::vector<std::string>& selectors, const CommonOptions& common, bool json,
-                const std::string& mutant, const std::string& expect) {
+                const std::string& mutant, const std::string& expect, const std::string& save_variants) {
   const auto& registry = checks::builtin_registry();
   const auto claims = registry.select(selectors);
   checks::RunOptions options = run_options(common);
@@ -146,10 +178,16 @@ int command_run(const std::vector<std::string>& selectors, const CommonOptions& 
   if (!mutant.empty() && claims.size() != 1) {
     throw checks::ParamError("mutant", "--mutant needs exactly one claim id");
   }
+  if (!save_variants.empty() && (claims.size() != 1 || !mutant.empty())) {
+    throw checks::ParamError("save-variants", "--save-variants needs exactly one claim id and no --mutant");
+  }
   options.mutant = mutant;
+  checks::check_parameters(claims, options);
   std::optional<Outcome> expected;
   if (expect == "pass") expected = Outcome::pass;
   if (expect == "fail") expected = Outcome::fail;
+
+  if (!save_variants.empty()) return command_run_variants(*claims.front(), options, save_variants, expected, common.quiet);
 
   Progress progress(common.quiet);
   options.progress = progress.callback();
@@ -175,12 +213,13 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
   const auto claims = selectors.empty() ? registry.all() : registry.select(selectors);
   checks::RunOptions options = run_options(common);
   checks::check_overrides_apply(claims, options.overrides);
+  checks::check_parameters(claims, options);
 
   reports::Report report;
   report.budget = std::string(checks::to_string(options.budget.level));
   report.seed = options.seed;
-  report.suite_false_failure_rate = options.budget.suite_false_failure_rate;
-  report.claims_in_suite = options.budget.claims_in_suite;
+  report.suite_false_failure_rate = checks::suite_false_failure_rate(claims);
+  report.claims_in_suite = claims.size();
   report.version = DYNCHECK_VERSION;
   for (const auto* claim : claims) {
     const checks::FamilyInfo* family = checks::find_family(claim->info().family);
@@ -195,20 +234,17 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
   for (const auto* claim : claims) {
     reports::ClaimReport entry{claim->info(), {}, {}};
     progress.start(claim->info().id);
-    entry.verdict = checks::run_claim(*claim, options);
+    // The claim and its mutants from one measurement.
+    std::vector<checks::Verdict> verdicts =
+        checks::run_claim_variants(*claim, options, with_mutants ? checks::all_variants(*claim) : std::vector<std::string>{""});
     progress.finish();
+    entry.verdict = std::move(verdicts.front());
     print_verdict(entry.verdict);
     all_good = all_good && entry.verdict.outcome == Outcome::pass;
-    if (with_mutants) {
-      for (const auto& mutant : claim->info().mutants) {
-        checks::RunOptions mutant_options = options;
-        mutant_options.mutant = mutant.name;
-        progress.start(claim->info().id + " [mutant " + mutant.name + "]");
-        entry.mutants.push_back(checks::run_claim(*claim, mutant_options));
-        progress.finish();
-        print_verdict(entry.mutants.back(), false);
-        all_good = all_good && reports::mutant_caught(entry.mutants.back());
-      }
+    for (std::size_t v = 1; v < verdicts.size(); ++v) {
+      entry.mutants.push_back(std::move(verdicts[v]));
+      print_verdict(entry.mutants.back(), false);
+      all_good = all_good && reports::mutant_caught(entry.mutants.back());
     }
     report.claims.push_back(std::move(entry));
   }
@@ -232,6 +268,7 @@ int command_calibrate(const std::string& id, std::size_t seeds, const CommonOpti
   if (seeds < 1) throw checks::ParamError("seeds", "--seeds must be an integer in [1, 1e6]");
   checks::RunOptions options = run_options(common);
   checks::check_overrides_apply({claim}, options.overrides);
+  checks::check_parameters({claim}, options);
   const std::uint64_t master = options.seed;
   Progress progress(common.quiet);
   std::size_t counts[4] = {0, 0, 0, 0};
@@ -248,7 +285,7 @@ int command_calibrate(const std::string& id, std::size_t seeds, const CommonOpti
     }
   }
   progress.finish();
-  const double promised = options.budget.claim_false_failure_rate();
+  const double promised = claim->info().false_failure_share;
   const std::size_t failures = counts[1] + counts[3];
   const auto interval = checks::stats::clopper_pearson(failures, seeds, 0.95);
   const bool consistent = interval.lower <= promised;
@@ -284,6 +321,9 @@ int main(int argc, char** argv) {
   run->add_flag("--json", run_json, "print verdicts as JSON");
   run->add_option("--mutant", mutant, "run a deliberately wrong variant of the claim's theory");
   run->add_option("--expect", expect, "exit 0 exactly when every verdict is this")->check(CLI::IsMember({"pass", "fail"}));
+  std::string save_variants;
+  run->add_option("--save-variants", save_variants,
+                  "run one claim and all its mutants from one measurement; write their verdicts to DIR/<claim>.json");
 
   auto* report = app.add_subcommand("report", "run claims and their mutants; write REPORT.md, report.json, plots");
   std::vector<std::string> report_selectors;
@@ -314,7 +354,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*list) return command_list(list_json);
-    if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect);
+    if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect, save_variants);
     if (*report) return command_report(report_selectors, report_common, out, !no_mutants);
     if (*calibrate) return command_calibrate(calibrate_id, seeds, calibrate_common);
   } catch (const checks::ParamError& error) {

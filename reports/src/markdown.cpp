@@ -89,8 +89,9 @@ void claim_section(std::string& out, const ClaimReport& claim) {
     }
     out += fmt::format("| `{}` | {} | {} | {} |\n", spec.name, number(value), spec.range_text(), escape_cell(spec.description));
   }
-  out += fmt::format("\nSeed {}, budget `{}`, false-failure rate of this claim {:.2g}.\n", verdict.seed, verdict.budget,
-                     verdict.false_failure_rate);
+  out += fmt::format("\nSeed {}, budget `{}`, false-failure share of this claim {:.2g} (its comparisons' statistical "
+                     "terms use {:.2g} of it).\n",
+                     verdict.seed, verdict.budget, verdict.false_failure_rate, verdict.false_failure_spent);
 
   if (!verdict.comparisons.empty()) {
     out += "\n#### Comparisons\n\n"
@@ -162,8 +163,8 @@ void family_section(std::string& out, const std::string& family, const Report& r
 std::string to_markdown(const Report& report) {
   std::string out = "# dyncheck report\n\n";
   out += fmt::format(
-      "dyncheck {} · budget `{}` · master seed {} · suite-wide false-failure rate {:.2g}, split evenly over the {} "
-      "registered claims (Bonferroni)\n\n",
+      "dyncheck {} · budget `{}` · master seed {} · suite-wide false-failure rate {:.2g}: the sum of the fixed shares of "
+      "the {} claims in this report\n\n",
       report.version, report.budget, report.seed, report.suite_false_failure_rate, report.claims_in_suite);
   out += "## Summary\n\n| claim | paper | tag | verdict | margin | mutants caught | time |\n|---|---|---|---|---|---|---|\n";
   std::size_t passed = 0;

@@ -30,16 +30,15 @@ Verdict one_comparison(double measured) {
   return verdict;
 }
 
-TEST(RunClaim, FillsOutcomeSeedParamsAndTheClaimsShareOfTheFalseFailureRate) {
+TEST(RunClaim, FillsOutcomeSeedParamsAndTheClaimsFixedFalseFailureShare) {
   const ScriptedClaim claim([](const RunContext& context) { return one_comparison(context.params.get("x")); });
   RunOptions options;
   options.seed = 99;
-  options.budget.claims_in_suite = 4;
   options.overrides = {{"x", "1.05"}};
   const Verdict verdict = run_claim(claim, options);
   EXPECT_EQ(verdict.outcome, Outcome::pass);
   EXPECT_EQ(verdict.seed, 99u);
-  EXPECT_DOUBLE_EQ(verdict.false_failure_rate, 1e-3 / 4);
+  EXPECT_DOUBLE_EQ(verdict.false_failure_rate, default_claim_false_failure_share);
   ASSERT_EQ(verdict.params.size(), 1u);
   EXPECT_DOUBLE_EQ(verdict.params[0].second, 1.05);
 }

@@ -1,5 +1,8 @@
 #pragma once
 // A claim: one quantitative statement of one paper, with its experiment (DESIGN.md).
+//
+// New claims are written in the three-part shape of claim_shape.hpp (measure once, predict per
+// mutant, compare); see checks/README.md. This header is the interface the runner sees.
 
 #include <cstdint>
 #include <functional>
@@ -10,7 +13,6 @@
 #include "dyncheck/checks/budget.hpp"
 #include "dyncheck/checks/params.hpp"
 #include "dyncheck/checks/verdict.hpp"
-#include "dyncheck/sim/replicates.hpp"
 
 namespace dyncheck::checks {
 
@@ -24,6 +26,9 @@ std::string_view to_string(Provenance tag);  // "[paper]", "[code]", "[derived]"
 struct MutantInfo {
   std::string name;
   std::string description;
+  /// The mutant changes the experiment itself (a control), so it is measured anew; otherwise it
+  /// reuses the claim's measurement and changes only the theory.
+  bool changes_experiment = false;
 };
 
 struct ClaimInfo {
@@ -37,34 +42,47 @@ struct ClaimInfo {
   std::string simulation;  ///< how it is simulated
   std::vector<ParamSpec> params;
   std::vector<MutantInfo> mutants;
+  /// The claim's fixed false-failure share (independent of how many claims exist).
+  double false_failure_share = default_claim_false_failure_share;
+  /// The claim records each comparison's part of its share (claim_shape.hpp does); the runner then
+  /// also requires every comparison with a statistical term to have recorded one.
+  bool records_shares = false;
 };
 
 /// Everything a claim's run may depend on. The run is a pure function of this context.
 struct RunContext {
   Params params;
+  std::vector<ParamOverride> overrides;  ///< as given; a typed claim resolves its ParamSet from them
   Budget budget;
   std::uint64_t seed = 0;
   std::string claim_id;
-  std::string mutant;  ///< empty: the claim's own theory
+  std::string mutant;  ///< empty: the claim's own theory (one-variant run() of older claims)
   unsigned threads = 0;
+  double claim_false_failure_share = default_claim_false_failure_share;
   /// Optional progress callback (stage, done, total); called from worker threads, serialized.
   std::function<void(std::string_view stage, std::size_t done, std::size_t total)> progress;
 
   bool mutant_is(std::string_view name) const { return mutant == name; }
-  /// The claim's share of the suite-wide false-failure rate.
-  double false_failure_rate() const { return budget.claim_false_failure_rate(); }
-  /// Replicate options for one experiment of this claim: stream "<claim id>/<experiment>".
-  sim::ReplicateOptions replicates(std::string_view experiment, std::size_t count) const;
+  /// The claim's false-failure share.
+  double false_failure_rate() const { return claim_false_failure_share; }
 };
 
 class Claim {
  public:
   virtual ~Claim() = default;
   virtual const ClaimInfo& info() const = 0;
-  /// Runs the experiment and returns comparisons, plots and notes. The runner fills in the
-  /// outcome, seed, parameters and timing. Throws ParamError for invalid parameter
-  /// combinations; any other exception becomes an ERROR verdict.
-  virtual Verdict run(const RunContext& context) const = 0;
+  /// The parameters of a run: defaults with `overrides` applied, range-checked, and the claim's
+  /// cross-parameter and cost conditions checked. Throws ParamError before any work is done.
+  virtual Params resolve(const std::vector<ParamOverride>& overrides, const Budget& budget) const;
+  /// Runs the claim's own theory (variant "") and the named mutants, in the order given. One
+  /// measurement serves every variant that does not change the experiment. Throws ParamError for
+  /// invalid parameters; any other exception becomes an ERROR verdict of the variants it concerns.
+  /// The default runs run() once per variant (claims not yet in the three-part shape).
+  virtual std::vector<Verdict> evaluate(const RunContext& context, const std::vector<std::string>& variants) const;
+
+ protected:
+  /// One variant (context.mutant); claims in the three-part shape do not implement it.
+  virtual Verdict run(const RunContext& context) const;
 };
 
 }  // namespace dyncheck::checks

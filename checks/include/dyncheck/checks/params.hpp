@@ -28,6 +28,7 @@ struct ParamSpec {
   bool integer = false;
   bool min_exclusive = false;  ///< (min, max] instead of [min, max]
   std::string description;
+  bool log_scale = false;  ///< sampled and swept on a log scale (fuzz test, sweeps)
 
   /// "an integer in [1, 64]" / "a number in (0, 1]".
   std::string range_text() const;
@@ -46,6 +47,8 @@ class Params {
   /// Defaults of `specs`, with `overrides` applied; overrides naming parameters not in
   /// `specs` are ignored here (the runner checks that each override fits some selected claim).
   static Params resolve(const std::vector<ParamSpec>& specs, const std::vector<ParamOverride>& overrides);
+  /// Values already resolved and validated (a ParamSet's items).
+  static Params from_items(std::vector<std::pair<std::string, double>> items);
 
   double get(const std::string& name) const;
   long long get_int(const std::string& name) const;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/family.hpp"
 
 namespace dyncheck::checks {
 
@@ -23,9 +24,18 @@ class Registry {
   std::vector<const Claim*> select(const std::vector<std::string>& selectors) const;
   std::size_t size() const { return claims_.size(); }
 
+  /// Throws std::logic_error on a duplicate family id.
+  void add_family(FamilyInfo family);
+  /// Families in registration order.
+  const std::vector<FamilyInfo>& families() const { return families_; }
+
  private:
   std::vector<std::unique_ptr<Claim>> claims_;
+  std::vector<FamilyInfo> families_;
 };
+
+/// Registers every family dyncheck ships (generated from the family folders by checks/CMakeLists.txt).
+void register_builtin_families(Registry& registry);
 
 /// Every claim dyncheck ships, all families.
 const Registry& builtin_registry();

@@ -26,9 +26,29 @@ struct RunOptions {
   std::function<void(std::string_view stage, std::size_t done, std::size_t total)> progress;
 };
 
-/// Runs one claim. Throws ParamError on invalid parameters or an unknown mutant; every other
-/// exception of the run, and any non-finite number, becomes an ERROR verdict that says where.
+/// Runs one claim (options.mutant names a mutant, or is empty). Throws ParamError on invalid
+/// parameters or an unknown mutant; every other exception of the run, and any non-finite number,
+/// becomes an ERROR verdict that says where.
 Verdict run_claim(const Claim& claim, const RunOptions& options);
+
+/// Runs the claim's own theory (variant "") and the named mutants from one measurement
+/// (options.mutant is ignored). Verdicts in the order of `variants`. Each verdict's comparisons'
+/// recorded false-failure shares must add up to at most the claim's share, and a claim that
+/// records shares must record one for every comparison with a statistical term; a violation is
+/// an ERROR verdict saying so.
+std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& options,
+                                        const std::vector<std::string>& variants);
+
+/// "" followed by every mutant of the claim.
+std::vector<std::string> all_variants(const Claim& claim);
+
+/// Resolves the parameters of every claim (defaults, overrides, ranges, cross-parameter and cost
+/// conditions) without running anything: throws ParamError on the first that is refused.
+void check_parameters(const std::vector<const Claim*>& claims, const RunOptions& options);
+
+/// The sum of the claims' false-failure shares: the rate at which a run of all of them reports a
+/// false FAIL when every claim is true.
+double suite_false_failure_rate(const std::vector<const Claim*>& claims);
 
 /// Throws ParamError when an override names a parameter that none of `claims` declares.
 void check_overrides_apply(const std::vector<const Claim*>& claims, const std::vector<ParamOverride>& overrides);

@@ -56,6 +56,10 @@ struct Comparison {
   /// wider than this makes the comparison INCONCLUSIVE.
   double resolution = 0;
   std::string resolution_reason;
+  /// The part of the claim's false-failure share this comparison's statistical term was computed
+  /// for (0 for a deterministic comparison). The runner checks that a claim's parts add up to at
+  /// most its share.
+  double false_failure_share = 0;
 
   /// |measured - theory| for `equal`; the one-sided excess (>= 0) for `at_most`/`at_least`.
   double discrepancy() const;
@@ -81,6 +85,8 @@ struct Measurement {
   /// round-off of a double-precision run); it joins the numerical tolerance term.
   double numerical_error = 0;
   std::string numerical_error_reason;
+  /// The false-failure probability `half_width` was computed for (stats::HalfWidth::delta).
+  double false_failure_share = 0;
 };
 
 struct Bias {
@@ -105,6 +111,26 @@ struct Curve {
   Style style = Style::line;
   std::vector<double> x, y;
   std::vector<double> lower, upper;  ///< band / error bars; empty when none
+
+  /// A theory curve.
+  static Curve line(std::string label) { return {std::move(label), Style::line, {}, {}, {}, {}}; }
+  /// Simulation points (with error bars when added with a lower and upper value).
+  static Curve points(std::string label) { return {std::move(label), Style::points, {}, {}, {}, {}}; }
+  /// A simulation mean with its confidence band.
+  static Curve band(std::string label) { return {std::move(label), Style::band, {}, {}, {}, {}}; }
+  Curve& add(double xv, double yv) {
+    x.push_back(xv);
+    y.push_back(yv);
+    return *this;
+  }
+  Curve& add(double xv, double yv, double lower_v, double upper_v) {
+    add(xv, yv);
+    lower.push_back(lower_v);
+    upper.push_back(upper_v);
+    return *this;
+  }
+  /// A mean and its symmetric half-width.
+  Curve& add_mean(double xv, double mean, double half_width) { return add(xv, mean, mean - half_width, mean + half_width); }
 };
 
 struct Plot {
@@ -112,6 +138,11 @@ struct Plot {
   std::string title, x_label, y_label;
   bool log_x = false, log_y = false;
   std::vector<Curve> curves;
+
+  Plot& add(Curve curve) {
+    curves.push_back(std::move(curve));
+    return *this;
+  }
 };
 
 struct Verdict {
@@ -128,7 +159,8 @@ struct Verdict {
   std::uint64_t seed = 0;
   std::string budget;
   std::vector<std::pair<std::string, double>> params;
-  double false_failure_rate = 0;  ///< the claim's share of the suite-wide rate
+  double false_failure_rate = 0;   ///< the claim's fixed false-failure share
+  double false_failure_spent = 0;  ///< the sum of its comparisons' recorded shares (<= the share)
   double wall_seconds = 0;
 
   /// The largest comparison margin (the one closest to failing).

@@ -1,0 +1,32 @@
+// The scb family's registration: its note (paper, spec, what it leaves unchecked) and its claims.
+// Picked up by checks/CMakeLists.txt (dyncheck_family); the core includes no family header.
+
+#include "claims.hpp"
+#include "dyncheck/checks/registry.hpp"
+
+namespace dyncheck::checks {
+
+void register_family_scb(Registry& registry) {
+  registry.add_family(FamilyInfo{"scb",
+   "Ren, Wang, Lee, Learning and transferring sparse contextual bigrams with linear transformers (NeurIPS 2024)",
+   "specs/scb.md",
+   {"The paper's Theorems 3.1/G.1 and 4.1 and Lemmas C.5/C.6 are not available in full text: the claims "
+    "check the [derived] analogues of specs/scb.md §4-§5 (exact reduced dynamics, escape time, phases, "
+    "noise-corrected model) and the [reconstructed] algorithm of §3 (preconditioners, stage-2 proximal rule, "
+    "final normalisation).",
+    "The Gaussian-noise population simulation at N in {100, 500}, T = 1e5 (spec §5) runs only at the full "
+    "budget, inside scb.sgd_tracks_noise_corrected_model.",
+    "Spec §3.1 writes the concentrated softmax preconditioner as a_1(1 - a_1) e_1 e_1^T. That is the entry "
+    "of J = diag(a) - aa^T; the preconditioner is J^2, whose entry is (a_1(1 - a_1))^2. "
+    "scb.softmax_preconditioner_concentrates checks the squared coefficient, and the spec's literal one is "
+    "its mutant.",
+    "Spec §5's noise-corrected model injects the attention noise alpha^2 K_2 per position, the value for "
+    "near-uniform attention (E[rr^T] ~ Sigma). Once the attention has concentrated (stage 2) it over-predicts "
+    "the SGD noise floor 2-3x. scb.stage_two_l1_error_flat_in_T uses the residual covariance of the current "
+    "state instead ([derived], theory::scb::attention_gradient_variance) and keeps the spec's value as its "
+    "mutant; scb.sgd_tracks_noise_corrected_model (stage 1) checks the spec's model as written and, beside it, "
+    "the model with the state's attention noise."}});
+  scb::register_claims(registry);
+}
+
+}  // namespace dyncheck::checks

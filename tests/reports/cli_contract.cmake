@@ -73,8 +73,15 @@ expect_rejected("got 4.5, which is not an integer \\(an integer may also be writ
                 run ${fast} --param d=4.5)
 expect_rejected("parameter 's' must be a number in \\(0, 10\\] \\(target product\\); got 10.00000001"
                 run calib.balanced_factorisation_flow --budget smoke --param s=10.00000001)
-# The same value as an integer in another decimal form is the same run: 4.0 and 4e0 are d = 4.
-expect_run(0 "PASS" run ${fast} --param d=4.0 --param batch=8.0e0)
+# An integer in another decimal form is the same value: d=4.0 and batch=8.0e0 are the defaults,
+# and the run is the default run (same verdict lines, apart from the wall time).
+execute_process(COMMAND "${DYNCHECK}" run ${fast} OUTPUT_VARIABLE default_run)
+execute_process(COMMAND "${DYNCHECK}" run ${fast} --param d=4.0 --param batch=8.0e0 OUTPUT_VARIABLE same_run)
+string(REGEX REPLACE "[0-9.]+ s\\)" "" default_run "${default_run}")
+string(REGEX REPLACE "[0-9.]+ s\\)" "" same_run "${same_run}")
+if(NOT default_run STREQUAL same_run OR NOT default_run MATCHES "margin")
+  message(FATAL_ERROR "--param d=4.0 --param batch=8.0e0 is not the default run:\n${default_run}\n${same_run}")
+endif()
 # A repeated parameter is an error, not "the last one wins".
 expect_rejected("parameter 'd' was given twice" run ${fast} --param d=3 --param d=4)
 # A bad value for a claim that runs late in the selection stops the whole run before the first.
@@ -82,24 +89,40 @@ expect_rejected("parameter 'batch' must be an integer" run calib --budget smoke 
 expect_rejected("parameter 'resolution' must be a number in \\(0, 1\\]" run calib --budget smoke --quiet
                 --param resolution=1e400)
 # --seed and DYNCHECK_SEED: one parser, a decimal integer in [0, 2^64 - 1].
-set(seed_range "seed must be an integer in \\[0, 2\\^64 - 1\\] = \\[0, 18446744073709551615\\]")
-foreach(bad "-1" "18446744073709551616" "99999999999999999999999" "" "0x10" " 1" "1 " "+1" "1e3" "abc")
-  expect_rejected("--${seed_range}; got" run ${fast} --seed "${bad}")
-  expect_command_rejected("DYNCHECK_${seed_range}; got"
+set(seed_range "must be an integer in \\[0, 2\\^64 - 1\\] = \\[0, 18446744073709551615\\]")
+foreach(bad "-1" "18446744073709551616" "99999999999999999999999" "0x10" " 1" "1 " "+1" "1e3" "abc")
+  expect_rejected("--seed ${seed_range}; got" run ${fast} --seed "${bad}")
+  expect_command_rejected("DYNCHECK_SEED ${seed_range}; got"
                   ${CMAKE_COMMAND} -E env "DYNCHECK_SEED=${bad}" "${DYNCHECK}" run ${fast})
 endforeach()
-expect_run(0 "PASS" run ${fast} --seed 18446744073709551615)
-execute_process(COMMAND ${CMAKE_COMMAND} -E env DYNCHECK_SEED=0 "${DYNCHECK}" run ${fast} RESULT_VARIABLE status)
+set(passing calib.balanced_factorisation_flow --budget smoke --quiet)
+expect_run(0 "PASS" run ${passing} --seed 18446744073709551615)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env DYNCHECK_SEED=0 "${DYNCHECK}" run ${passing} RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "DYNCHECK_SEED=0: exit ${status}")
 endif()
 # --threads and DYNCHECK_THREADS: a decimal integer in [1, 1024].
-foreach(bad "0" "1025" "100000" "-1" "" "0x2" " 2" "2.0" "abc")
+foreach(bad "0" "1025" "100000" "-1" "0x2" " 2" "2.0" "abc")
   expect_rejected("--threads must be an integer in \\[1, 1024\\]; got" run ${fast} --threads "${bad}")
   expect_command_rejected("DYNCHECK_THREADS must be an integer in \\[1, 1024\\]; got"
                   ${CMAKE_COMMAND} -E env "DYNCHECK_THREADS=${bad}" "${DYNCHECK}" run ${fast})
 endforeach()
-expect_run(0 "PASS" run ${fast} --threads 1024)
+expect_run(0 "PASS" run ${passing} --threads 1024)
+# An empty value (a function's ARGN drops empty arguments, so these call dyncheck directly).
+foreach(option --seed --threads)
+  execute_process(COMMAND "${DYNCHECK}" run ${fast} ${option} "" RESULT_VARIABLE status OUTPUT_VARIABLE output
+                  ERROR_VARIABLE errors)
+  if(NOT status EQUAL 2 OR NOT errors MATCHES "${option} must be an integer in \\[.*; got ''" OR output MATCHES "margin")
+    message(FATAL_ERROR "dyncheck run ${option} '': exit ${status}\n${output}\n${errors}")
+  endif()
+endforeach()
+foreach(variable DYNCHECK_SEED DYNCHECK_THREADS)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env "${variable}=" "${DYNCHECK}" run ${fast} RESULT_VARIABLE status
+                  OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+  if(NOT status EQUAL 2 OR NOT errors MATCHES "${variable} must be an integer in \\[.*; got ''" OR output MATCHES "margin")
+    message(FATAL_ERROR "${variable}='' dyncheck run: exit ${status}\n${output}\n${errors}")
+  endif()
+endforeach()
 # --seeds of calibrate: the same integer rules.
 expect_rejected("--seeds must be an integer in \\[1, 1000000\\]; got '0x10'"
                 calibrate calib.sgd_mean_matches_gradient_flow --budget smoke --seeds 0x10)
@@ -111,7 +134,7 @@ expect_rejected("--seeds must be an integer in \\[1, 1000000\\]; got 0"
 set(work "${CMAKE_CURRENT_BINARY_DIR}/cli_contract_work")
 file(REMOVE_RECURSE "${work}")
 file(MAKE_DIRECTORY "${work}")
-set(report_args report calib.sgd_mean_matches_gradient_flow --budget smoke --no-mutants --quiet)
+set(report_args report calib.balanced_factorisation_flow --budget smoke --no-mutants --quiet)
 file(WRITE "${work}/a_file" "not a directory\n")
 expect_rejected("--out .*a_file exists and is not a directory" ${report_args} --out "${work}/a_file")
 expect_rejected("--out .*a_file/sub: cannot create the directory" ${report_args} --out "${work}/a_file/sub")

@@ -72,6 +72,11 @@ void prepare_output_directory(const std::filesystem::path& directory) {
     if (!std::filesystem::is_directory(status)) {
       throw checks::ParamError("out", fmt::format("--out {} exists and is not a directory", directory.string()));
     }
+    if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+      const int reason = errno;
+      throw checks::ParamError("out", fmt::format("--out {}: cannot write into the directory: {}", directory.string(),
+                                                  std::strerror(reason)));
+    }
     return;
   }
   std::filesystem::create_directories(directory, error);

@@ -28,7 +28,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 void commit_file(const std::filesystem::path& partial, const std::filesystem::path& path);
 
 /// Checks before any work that `directory` can hold the report: creates it if missing; throws
-/// checks::ParamError("out", ...) when it exists and is not a directory or cannot be created.
+/// checks::ParamError("out", ...) when it exists and is not a directory, is a directory this
+/// process may not write into, or cannot be created.
 void prepare_output_directory(const std::filesystem::path& directory);
 
 }  // namespace dyncheck::reports

@@ -71,9 +71,12 @@ class SignBranch final : public Claim {
       long long t = 0;
       while (alpha * beta < 0.9) {
         if (++t > 100000) throw std::runtime_error("scb.sign_branch: no landing within 1e5 steps");
-        const double n = eta * (alpha / Td + y * alpha * beta) + eta * alpha * alpha * beta;
-        discount /= 1 + eta;
-        discounted += std::abs(n) * discount;
+        // The certificate's sum runs up to the deciding step only (the sum the verdict's text prints).
+        if (!decided) {
+          const double n = eta * (alpha / Td + y * alpha * beta) + eta * alpha * alpha * beta;
+          discount /= 1 + eta;
+          discounted += std::abs(n) * discount;
+        }
         sim::scb::population_stage1_step(model, sim_inst, eta, eta_A);
         const auto state = reduce_model(inst_d, model);
         alpha = state.alpha;
@@ -94,10 +97,24 @@ class SignBranch final : public Claim {
                       t, f),
           {static_cast<double>(predicted), 0.0, "a sign: exact"}, {measured, 0.0, "deterministic"},
           {certified ? 0.0 : 2.0,
-           certified ? fmt::format("0: certified, the discounted dropped terms ({:.2g}) stay below |u_0 + 1/T|/2 = {:.2g} "
-                                   "until |u + 1/T| >= 0.1",
-                                   discounted, std::abs(w0) / 2)
-                     : "2: not certified (the dropped terms could move the start across the separatrix)"},
+           [&] {
+             // Enough digits that the two printed numbers differ (rounding keeps their order).
+             int digits = 2;
+             while (digits < 17 && fmt::format("{:.{}g}", discounted, digits) ==
+                                       fmt::format("{:.{}g}", std::abs(w0) / 2, digits)) {
+               ++digits;
+             }
+             const std::string sum = fmt::format("{:.{}g}", discounted, digits);
+             const std::string half = fmt::format("{:.{}g}", std::abs(w0) / 2, digits);
+             return certified ? fmt::format("0: certified, the discounted dropped terms up to the first step with "
+                                            "|u + 1/T| >= 0.1 sum to {}, below |u_0 + 1/T|/2 = {}",
+                                            sum, half)
+                              : decided ? fmt::format("2: not certified, the discounted dropped terms up to the first "
+                                                      "step with |u + 1/T| >= 0.1 sum to {}, not below |u_0 + 1/T|/2 = "
+                                                      "{} (they could move the start across the separatrix)",
+                                                      sum, half)
+                                        : std::string("2: not certified, |u + 1/T| never reached 0.1 before the landing");
+           }()},
           {1.0, "1: a wrong branch is a sign flip (discrepancy 2)"}));
       plot.curves.push_back(std::move(path));
     }

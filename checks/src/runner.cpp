@@ -12,14 +12,10 @@
 namespace dyncheck::checks {
 
 std::uint64_t master_seed_from_environment() {
+  // Set means given: an empty DYNCHECK_SEED is rejected like `--seed ''` (the same parser).
   const char* text = std::getenv("DYNCHECK_SEED");
-  if (text == nullptr || *text == '\0') return default_master_seed;
-  char* end = nullptr;
-  const unsigned long long seed = std::strtoull(text, &end, 10);
-  if (*end != '\0' || text[0] == '-') {
-    throw ParamError("DYNCHECK_SEED", fmt::format("DYNCHECK_SEED must be an integer in [0, 2^64 - 1]; got '{}'", text));
-  }
-  return seed;
+  if (text == nullptr) return default_master_seed;
+  return parse_seed("DYNCHECK_SEED", text);
 }
 
 void check_overrides_apply(const std::vector<const Claim*>& claims, const std::vector<ParamOverride>& overrides) {

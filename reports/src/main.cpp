@@ -2,8 +2,15 @@
 //
 // Exit codes: 0 all verdicts as expected (PASS, or the --expect'ed outcome); 1 a FAIL (or, for
 // `report`, a claim not passing or a mutant not caught; for `calibrate`, an observed failure rate
-// inconsistent with the promised one); 2 usage or parameter error; 3 an ERROR verdict;
+// inconsistent with the promised one); 2 usage or parameter error; 3 an ERROR verdict, or (for
+// `report`) a file that could not be written, with its path and the OS error on stderr;
 // 4 an INCONCLUSIVE verdict (the budget cannot decide; not a pass).
+//
+// Every input is checked before any claim runs: --param values (plain decimal only, within the
+// parameter's range, each parameter at most once), --seed and DYNCHECK_SEED (a decimal integer in
+// [0, 2^64 - 1]), --threads and DYNCHECK_THREADS (a decimal integer in [1, 1024]), --seeds, and
+// that --out is (or can be created as) a directory. Report files are written to "<name>.partial"
+// and renamed into place, so a failed write never replaces a good file with a partial one.
 
 #include <algorithm>
 #include <unistd.h>
@@ -11,16 +18,18 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "dyncheck/checks/registry.hpp"
 #include "dyncheck/checks/runner.hpp"
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/reports/files.hpp"
 #include "dyncheck/reports/json.hpp"
 #include "dyncheck/reports/markdown.hpp"
 #include "dyncheck/reports/plot.hpp"
@@ -35,25 +44,59 @@ constexpr int exit_fail = 1, exit_usage = 2, exit_error = 3, exit_inconclusive =
 
 struct CommonOptions {
   std::string budget = "ci";
-  std::optional<std::uint64_t> seed;
+  std::optional<std::string> seed;     ///< parsed by checks::parse_seed, like DYNCHECK_SEED
   std::vector<std::string> params;
-  unsigned threads = 0;
+  std::optional<std::string> threads;  ///< parsed by checks::parse_thread_count, like DYNCHECK_THREADS
   bool quiet = false;
 };
 
 void add_common(CLI::App& command, CommonOptions& options) {
   command.add_option("--budget", options.budget, "smoke | ci | full")->check(CLI::IsMember({"smoke", "ci", "full"}));
-  command.add_option("--seed", options.seed, "master seed (default: DYNCHECK_SEED or 20261122)");
-  command.add_option("--threads", options.threads, "worker threads (default: DYNCHECK_THREADS or all cores)");
+  command.add_option("--seed", options.seed,
+                     "master seed, a decimal integer in [0, 2^64 - 1] (default: DYNCHECK_SEED or 20261122)");
+  command.add_option("--threads", options.threads,
+                     fmt::format("worker threads, a decimal integer in [1, {}] (default: DYNCHECK_THREADS or all cores)",
+                                 checks::max_threads));
   command.add_flag("--quiet", options.quiet, "no progress on stderr");
 }
 
-checks::RunOptions run_options(const CommonOptions& common) {
+/// Every --param value against every selected claim that declares the parameter, so that a
+/// malformed or out-of-range value is rejected before the first claim runs.
+void check_override_values(const std::vector<const checks::Claim*>& claims,
+                           const std::vector<checks::ParamOverride>& overrides) {
+  for (const auto& [name, text] : overrides) {
+    for (const checks::Claim* claim : claims) {
+      for (const checks::ParamSpec& spec : claim->info().params) {
+        if (spec.name == name) (void)checks::parse_param_value(spec, text);
+      }
+    }
+  }
+}
+
+/// The run options of `common` for `claims`, with every input checked (throws ParamError).
+checks::RunOptions run_options(const CommonOptions& common, const std::vector<const checks::Claim*>& claims) {
   checks::RunOptions options;
   options.budget.level = checks::parse_budget(common.budget);
-  options.seed = common.seed ? *common.seed : checks::master_seed_from_environment();
-  for (const std::string& text : common.params) options.overrides.push_back(checks::parse_param_override(text));
-  options.threads = common.threads;
+  options.seed = common.seed ? checks::parse_seed("--seed", *common.seed) : checks::master_seed_from_environment();
+  if (common.threads) {
+    options.threads = checks::parse_thread_count("--threads", *common.threads);
+  } else if (const char* env = std::getenv("DYNCHECK_THREADS"); env != nullptr) {
+    options.threads = checks::parse_thread_count("DYNCHECK_THREADS", env);
+  }
+  std::set<std::string> seen;
+  for (const std::string& text : common.params) {
+    checks::ParamOverride override_ = checks::parse_param_override(text);
+    if (!seen.insert(override_.first).second) {
+      throw checks::ParamError(override_.first,
+                               fmt::format("parameter '{}' was given twice (--param {}=... appears more than once); "
+                                           "give each parameter at most once",
+                                           override_.first, override_.first));
+    }
+    options.overrides.push_back(std::move(override_));
+  }
+  checks::check_overrides_apply(claims, options.overrides);
+  check_override_values(claims, options.overrides);
+  checks::check_parameters(claims, options);
   return options;
 }
 
@@ -136,18 +179,6 @@ int command_list(bool json) {
   return 0;
 }
 
-/// Writes `text` to `path` through a temporary file and a rename; throws on any failure.
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-    stream << text;
-    stream.flush();
-    if (!stream) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  std::filesystem::rename(temporary, path);
-}
-
 /// `run <claim> --save-variants DIR`: the claim and every mutant from one measurement; all verdicts
 /// to DIR/<claim>.json (ctest's mutant tests read them); the exit code is the claim's own.
 int command_run_variants(const checks::Claim& claim, const checks::RunOptions& options, const std::string& directory,
@@ -165,7 +196,7 @@ int command_run_variants(const checks::Claim& claim, const checks::RunOptions& o
     array.push_back(reports::to_json(verdict));
   }
   std::filesystem::create_directories(directory);
-  write_atomically(std::filesystem::path(directory) / (claim.info().id + ".json"), array.dump(1) + "\n");
+  reports::write_file_atomically(std::filesystem::path(directory) / (claim.info().id + ".json"), array.dump(1) + "\n");
   return exit_code({verdicts.front()}, expected);
 }
 
@@ -173,8 +204,7 @@ int command_run(const std::vector<std::string>& selectors, const CommonOptions& 
                 const std::string& mutant, const std::string& expect, const std::string& save_variants) {
   const auto& registry = checks::builtin_registry();
   const auto claims = registry.select(selectors);
-  checks::RunOptions options = run_options(common);
-  checks::check_overrides_apply(claims, options.overrides);
+  checks::RunOptions options = run_options(common, claims);
   if (!mutant.empty() && claims.size() != 1) {
     throw checks::ParamError("mutant", "--mutant needs exactly one claim id");
   }
@@ -182,7 +212,6 @@ int command_run(const std::vector<std::string>& selectors, const CommonOptions& 
     throw checks::ParamError("save-variants", "--save-variants needs exactly one claim id and no --mutant");
   }
   options.mutant = mutant;
-  checks::check_parameters(claims, options);
   std::optional<Outcome> expected;
   if (expect == "pass") expected = Outcome::pass;
   if (expect == "fail") expected = Outcome::fail;
@@ -211,9 +240,9 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
                    bool with_mutants) {
   const auto& registry = checks::builtin_registry();
   const auto claims = selectors.empty() ? registry.all() : registry.select(selectors);
-  checks::RunOptions options = run_options(common);
-  checks::check_overrides_apply(claims, options.overrides);
-  checks::check_parameters(claims, options);
+  checks::RunOptions options = run_options(common, claims);
+  const std::filesystem::path directory(out);
+  reports::prepare_output_directory(directory);
 
   reports::Report report;
   report.budget = std::string(checks::to_string(options.budget.level));
@@ -249,26 +278,25 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
     report.claims.push_back(std::move(entry));
   }
 
-  const std::filesystem::path directory(out);
-  std::filesystem::create_directories(directory);
+  // Plots first and REPORT.md last, so REPORT.md never links a plot that was not written.
+  // Each file is written whole or not at all; a failure throws WriteError (exit 3).
   for (const auto& claim : report.claims) {
     for (const auto& plot : claim.verdict.plots) {
       reports::draw_plot(plot, directory, reports::plot_path(claim.info.id, plot.name));
     }
   }
-  std::ofstream(directory / "REPORT.md") << reports::to_markdown(report);
-  std::ofstream(directory / "report.json") << reports::to_json(report).dump(2) << "\n";
+  reports::write_file_atomically(directory / "report.json", reports::to_json(report).dump(2) + "\n");
+  reports::write_file_atomically(directory / "REPORT.md", reports::to_markdown(report));
   fmt::print("wrote {}\n", (directory / "REPORT.md").string());
   return all_good ? 0 : exit_fail;
 }
 
-int command_calibrate(const std::string& id, std::size_t seeds, const CommonOptions& common) {
+int command_calibrate(const std::string& id, const std::string& seeds_text, const CommonOptions& common) {
   const auto* claim = checks::builtin_registry().find(id);
   if (claim == nullptr) throw checks::ParamError("claim", "no claim named '" + id + "' (see `dyncheck list`)");
-  if (seeds < 1) throw checks::ParamError("seeds", "--seeds must be an integer in [1, 1e6]");
-  checks::RunOptions options = run_options(common);
-  checks::check_overrides_apply({claim}, options.overrides);
-  checks::check_parameters({claim}, options);
+  const std::size_t seeds =
+      checks::parse_unsigned_decimal("seeds", "--seeds", seeds_text, 1, 1000000, "[1, 1000000]");
+  checks::RunOptions options = run_options(common, {claim});
   const std::uint64_t master = options.seed;
   Progress progress(common.quiet);
   std::size_t counts[4] = {0, 0, 0, 0};
@@ -338,10 +366,10 @@ int main(int argc, char** argv) {
 
   auto* calibrate = app.add_subcommand("calibrate", "run a claim over fresh seeds; compare its failure rate with the promise");
   std::string calibrate_id;
-  std::size_t seeds = 50;
+  std::string seeds = "50";
   CommonOptions calibrate_common;
   calibrate->add_option("claim", calibrate_id, "claim id")->required();
-  calibrate->add_option("--seeds", seeds, "number of seeds")->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  calibrate->add_option("--seeds", seeds, "number of seeds, a decimal integer in [1, 1000000] (default 50)");
   add_common(*calibrate, calibrate_common);
   calibrate->add_option("--param", calibrate_common.params, "override a parameter: name=value (repeatable)");
 
@@ -360,6 +388,9 @@ int main(int argc, char** argv) {
   } catch (const checks::ParamError& error) {
     fmt::print(stderr, "dyncheck: {}\n", error.what());
     return exit_usage;
+  } catch (const reports::WriteError& error) {
+    fmt::print(stderr, "dyncheck: {}\n", error.what());
+    return exit_error;
   } catch (const std::exception& error) {
     fmt::print(stderr, "dyncheck: error: {}\n", error.what());
     return exit_error;

@@ -4,7 +4,11 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
+#include <system_error>
+
+#include "dyncheck/reports/files.hpp"
 
 namespace dyncheck::reports {
 namespace {
@@ -22,12 +26,6 @@ std::string shell_quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-void write_file(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream file(path, std::ios::binary);
-  file << content;
-  if (!file) throw std::runtime_error("cannot write " + path.string());
 }
 
 }  // namespace
@@ -90,26 +88,53 @@ std::string gnuplot_script(const checks::Plot& plot, const std::string& data_pat
 
 void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory, const std::string& relative_svg) {
   const std::filesystem::path svg = directory / relative_svg;
-  std::filesystem::create_directories(svg.parent_path());
+  std::error_code error;
+  std::filesystem::create_directories(svg.parent_path(), error);
+  if (error) {
+    throw WriteError(fmt::format("cannot create the directory {}: {}", svg.parent_path().string(), error.message()));
+  }
   std::filesystem::path data = svg, script = svg;
   data.replace_extension(".dat");
   script.replace_extension(".gp");
-  write_file(data, plot_data(plot));
+  write_file_atomically(data, plot_data(plot));
   // The script names its files relative to its own folder, so the folder can be moved.
-  write_file(script, gnuplot_script(plot, data.filename().string(), svg.filename().string()));
+  write_file_atomically(script, gnuplot_script(plot, data.filename().string(), svg.filename().string()));
+  // gnuplot draws into <name>.svg.partial, from a copy of the script that names that file;
+  // the SVG is renamed into place only once gnuplot has succeeded and the file is complete.
+  const std::filesystem::path partial_svg = partial_path(svg);
+  const std::filesystem::path run_script = partial_path(script);
+  std::filesystem::remove(partial_svg, error);  // gnuplot must create a fresh regular file
+  write_file_atomically(run_script, gnuplot_script(plot, data.filename().string(), partial_svg.filename().string()));
   const std::string command = fmt::format("cd {} && gnuplot {} 2>&1", shell_quoted(svg.parent_path().string()),
-                                          shell_quoted(script.filename().string()));
+                                          shell_quoted(run_script.filename().string()));
   FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("cannot start gnuplot");
+  if (pipe == nullptr) {
+    std::filesystem::remove(run_script, error);
+    throw std::runtime_error("cannot start gnuplot");
+  }
   std::string output;
   char buffer[512];
   while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
   const int status = pclose(pipe);
+  std::filesystem::remove(run_script, error);
   if (status != 0) {
+    std::filesystem::remove(partial_svg, error);
     throw std::runtime_error(fmt::format("gnuplot failed (status {}) on {}; is gnuplot installed? "
                                          "(scripts/install-deps.sh installs gnuplot-nox)\n{}",
                                          status, script.string(), output));
   }
+  // gnuplot does not always report a failed write in its status: a complete SVG ends with </svg>.
+  std::string content;
+  if (std::filesystem::is_regular_file(std::filesystem::symlink_status(partial_svg, error))) {
+    std::ifstream drawn(partial_svg, std::ios::binary);
+    content.assign(std::istreambuf_iterator<char>(drawn), std::istreambuf_iterator<char>());
+  }
+  if (content.find("</svg>") == std::string::npos) {
+    std::filesystem::remove(partial_svg, error);
+    throw WriteError(fmt::format("cannot write {}: gnuplot left an incomplete SVG{}{}", svg.string(),
+                                 output.empty() ? "" : "\n", output));
+  }
+  commit_file(partial_svg, svg);
 }
 
 }  // namespace dyncheck::reports

@@ -14,7 +14,8 @@ std::string gnuplot_script(const checks::Plot& plot, const std::string& data_pat
 /// The data file: for each curve a block of "x y lower upper" rows, blocks separated by two blank lines.
 std::string plot_data(const checks::Plot& plot);
 
-/// Writes `<directory>/<relative_svg>` (and its .dat/.gp next to it) by running gnuplot; throws
+/// Writes `<directory>/<relative_svg>` (and its .dat/.gp next to it) by running gnuplot; each file
+/// is written whole or not at all (files.hpp). Throws WriteError when a file cannot be written and
 /// std::runtime_error when gnuplot is missing or fails.
 void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory, const std::string& relative_svg);
 

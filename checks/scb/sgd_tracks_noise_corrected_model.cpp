@@ -392,7 +392,7 @@ class SgdTracksNoiseCorrectedModel final : public Claim {
             fmt::format("Gaussian-noise population mean alpha(t = {}), N = {}, T = 1e5, B = {}", t, N, batch),
             {model.value[t], model.error[t] + 1e-12,
              std::string(ReferenceVector::reason) + ", plus 1e-12 for the constants computed in double (K_P, K_2, "
-             "rho, L_irr; allowance kept from the double/long double version, not derived)"},
+             "rho, L_irr; an allowance kept from the previous version, not derived)"},
             {s.mean, h.value, h.reason},
             {eps_max * std::abs(corrected[t] - noiseless[t]),
              "eps_max |model - noiseless| (the surrogate's a-noise variance uses K_2 like the model; kept for "

@@ -31,10 +31,20 @@ using mp50 = boost::multiprecision::number<boost::multiprecision::cpp_bin_float<
 using mp100 = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<100>,
                                             boost::multiprecision::et_off>;
 
-/// What theory code may be templated on: a signed floating-point type with `std::numeric_limits`.
+/// What theory code may be templated on: a signed floating-point type with `std::numeric_limits`,
+/// other than `long double`. On x86-64 `long double` is x87 80-bit arithmetic, and glibc's x87
+/// `expl`/`logl` do not give the same bits on AMD and Intel CPUs (an ODE error estimate differed in
+/// its 4th digit, issue #10; numerics.md §2x): a reference value must not depend on the CPU, so
+/// use double, or mp50/mp100 (software arithmetic) where double is not enough. The source scan
+/// tests/portability/check_portability.cmake (ctest label `portability`) covers what this cannot.
 template <class S>
 concept real_scalar = std::numeric_limits<S>::is_specialized && !std::numeric_limits<S>::is_integer &&
-                      std::numeric_limits<S>::is_signed;
+                      std::numeric_limits<S>::is_signed &&
+                      !std::is_same_v<std::remove_cv_t<S>, long double>;  // portability-guard: refuses it
+
+static_assert(!real_scalar<long double>,  // portability-guard: refuses it
+              "x87 80-bit floating point must not be a theory scalar (its bits depend on the CPU)");
+static_assert(real_scalar<double> && real_scalar<mp50> && real_scalar<mp100>);
 
 /// The smallest tolerance an iterative computation in \f$S\f$ may be asked for:
 /// \f[ \tau_{\min}(S) = 100\,\varepsilon_S . \f]

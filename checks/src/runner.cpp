@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Core>
+
+#include "dyncheck/sim/random/rng.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -48,6 +52,18 @@ void check_mutant_known(const ClaimInfo& info, const std::string& name) {
   }
 }
 
+/// Eigen's matrix products choose their blocking (and so their summation order) from the cache sizes
+/// it reads off the CPU at run time; fixed sizes make the order, and the bits, the same on every
+/// machine. The values are those of a common x86-64 core (32 KiB L1, 1 MiB L2, 32 MiB L3); only
+/// the speed of products larger than a block depends on them.
+void pin_eigen_blocking() {
+  static const bool pinned = [] {
+    Eigen::setCpuCacheSizes(32 * 1024, 1024 * 1024, 32 * 1024 * 1024);
+    return true;
+  }();
+  (void)pinned;
+}
+
 /// The invariant of the error shares (DESIGN.md, Statistics), checked on every verdict.
 void check_shares(const ClaimInfo& info, Verdict& verdict) {
   double spent = 0;
@@ -71,6 +87,10 @@ void check_shares(const ClaimInfo& info, Verdict& verdict) {
 
 }  // namespace
 
+std::uint64_t calibration_seed(std::uint64_t master_seed, const std::string& claim_id, std::size_t run) {
+  return sim::derive_stream(master_seed, "calibrate/" + claim_id, run)();
+}
+
 std::vector<std::string> all_variants(const Claim& claim) {
   std::vector<std::string> variants{""};
   for (const MutantInfo& mutant : claim.info().mutants) variants.push_back(mutant.name);
@@ -89,6 +109,7 @@ double suite_false_failure_rate(const std::vector<const Claim*>& claims) {
 
 std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& options,
                                         const std::vector<std::string>& variants) {
+  pin_eigen_blocking();
   const ClaimInfo& info = claim.info();
   for (const std::string& variant : variants) {
     if (!variant.empty()) check_mutant_known(info, variant);

@@ -117,17 +117,43 @@ nlohmann::json to_json(const checks::Verdict& verdict) {
   return json;
 }
 
+namespace {
+
+/// At most `count` evenly spaced entries of `values`, the first and last among them.
+nlohmann::json thinned(const nlohmann::json& values, std::size_t count) {
+  if (!values.is_array() || values.size() <= count || count < 2) return values;
+  nlohmann::json kept = nlohmann::json::array();
+  const std::size_t n = values.size();
+  for (std::size_t k = 0; k < count; ++k) kept.push_back(values[k * (n - 1) / (count - 1)]);
+  return kept;
+}
+
+void thin_plots(nlohmann::json& verdict, std::size_t count) {
+  for (auto& plot : verdict["plots"]) {
+    for (auto& curve : plot["curves"]) {
+      for (const char* series : {"x", "y", "lower", "upper"}) curve[series] = thinned(curve[series], count);
+    }
+  }
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ClaimReport& claim, std::size_t max_plot_points) {
+  nlohmann::json mutants = nlohmann::json::array();
+  for (const checks::Verdict& mutant : claim.mutants) {
+    nlohmann::json entry = to_json(mutant);
+    entry["caught"] = mutant_caught(mutant);
+    if (max_plot_points > 0) thin_plots(entry, max_plot_points);
+    mutants.push_back(std::move(entry));
+  }
+  nlohmann::json verdict = to_json(claim.verdict);
+  if (max_plot_points > 0) thin_plots(verdict, max_plot_points);
+  return {{"info", to_json(claim.info)}, {"verdict", verdict}, {"mutants", mutants}};
+}
+
 nlohmann::json to_json(const Report& report) {
   nlohmann::json claims = nlohmann::json::array();
-  for (const ClaimReport& claim : report.claims) {
-    nlohmann::json mutants = nlohmann::json::array();
-    for (const checks::Verdict& mutant : claim.mutants) {
-      nlohmann::json entry = to_json(mutant);
-      entry["caught"] = mutant_caught(mutant);
-      mutants.push_back(std::move(entry));
-    }
-    claims.push_back({{"info", to_json(claim.info)}, {"verdict", to_json(claim.verdict)}, {"mutants", mutants}});
-  }
+  for (const ClaimReport& claim : report.claims) claims.push_back(to_json(claim));
   nlohmann::json families = nlohmann::json::array();
   for (const checks::FamilyInfo& family : report.families) {
     families.push_back({{"id", family.id}, {"paper", family.paper}, {"spec", family.spec}, {"notes", family.notes}});

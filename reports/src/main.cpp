@@ -33,7 +33,6 @@
 #include "dyncheck/reports/json.hpp"
 #include "dyncheck/reports/markdown.hpp"
 #include "dyncheck/reports/plot.hpp"
-#include "dyncheck/sim/random/rng.hpp"
 
 namespace {
 
@@ -237,7 +236,7 @@ int command_run(const std::vector<std::string>& selectors, const CommonOptions& 
 }
 
 int command_report(const std::vector<std::string>& selectors, const CommonOptions& common, const std::string& out,
-                   bool with_mutants) {
+                   bool with_mutants, std::size_t thin_plot_series) {
   const auto& registry = checks::builtin_registry();
   const auto claims = selectors.empty() ? registry.all() : registry.select(selectors);
   checks::RunOptions options = run_options(common, claims);
@@ -285,6 +284,16 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
       reports::draw_plot(plot, directory, reports::plot_path(claim.info.id, plot.name));
     }
   }
+  // One Markdown section and one JSON file per claim (claims/<id>.md, .json): what a golden file
+  // approves, so a change shows exactly which claim moved.
+  if (std::error_code error; !std::filesystem::create_directories(directory / "claims", error) && error) {
+    throw reports::WriteError(fmt::format("cannot create {}: {}", (directory / "claims").string(), error.message()));
+  }
+  for (const auto& claim : report.claims) {
+    reports::write_file_atomically(directory / "claims" / (claim.info.id + ".md"), reports::to_markdown(claim));
+    reports::write_file_atomically(directory / "claims" / (claim.info.id + ".json"),
+                                   reports::to_json(claim, thin_plot_series).dump(2) + "\n");
+  }
   reports::write_file_atomically(directory / "report.json", reports::to_json(report).dump(2) + "\n");
   reports::write_file_atomically(directory / "REPORT.md", reports::to_markdown(report));
   fmt::print("wrote {}\n", (directory / "REPORT.md").string());
@@ -302,7 +311,7 @@ int command_calibrate(const std::string& id, const std::string& seeds_text, cons
   std::size_t counts[4] = {0, 0, 0, 0};
   for (std::size_t r = 0; r < seeds; ++r) {
     // Fresh seeds that are a pure function of the master seed and the claim.
-    options.seed = sim::derive_stream(master, "calibrate/" + id, r)();
+    options.seed = checks::calibration_seed(master, id, r);
     progress.start(fmt::format("{} seed {}/{}", id, r + 1, seeds));
     const checks::Verdict verdict = checks::run_claim(*claim, options);
     ++counts[static_cast<int>(verdict.outcome)];
@@ -363,6 +372,10 @@ int main(int argc, char** argv) {
   report->add_option("--param", report_common.params, "override a parameter: name=value (repeatable)");
   report->add_option("--out", out, "output directory");
   report->add_flag("--no-mutants", no_mutants, "skip the mutant runs");
+  std::size_t thin_plot_series = 0;
+  report->add_option("--thin-plot-series", thin_plot_series,
+                     "in claims/<id>.json only: keep at most N evenly spaced points of each plot series (golden files)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{100000}));
 
   auto* calibrate = app.add_subcommand("calibrate", "run a claim over fresh seeds; compare its failure rate with the promise");
   std::string calibrate_id;
@@ -383,7 +396,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return command_list(list_json);
     if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect, save_variants);
-    if (*report) return command_report(report_selectors, report_common, out, !no_mutants);
+    if (*report) return command_report(report_selectors, report_common, out, !no_mutants, thin_plot_series);
     if (*calibrate) return command_calibrate(calibrate_id, seeds, calibrate_common);
   } catch (const checks::ParamError& error) {
     fmt::print(stderr, "dyncheck: {}\n", error.what());

@@ -160,6 +160,12 @@ void family_section(std::string& out, const std::string& family, const Report& r
 
 }  // namespace
 
+std::string to_markdown(const ClaimReport& claim) {
+  std::string out;
+  claim_section(out, claim);
+  return out;
+}
+
 std::string to_markdown(const Report& report) {
   std::string out = "# dyncheck report\n\n";
   out += fmt::format(

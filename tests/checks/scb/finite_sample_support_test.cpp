@@ -1,7 +1,7 @@
 // Tests of checks/scb/finite_sample_support.hpp: the observables α̂ and y are exact at known
 // models, and the instance copy for the theory side is the same instance.
 
-#include "../../../checks/scb/finite_sample_support.hpp"
+#include "scb/finite_sample_support.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -39,6 +39,10 @@ Verdict run_claim(const Claim& claim, const RunOptions& options);
 std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& options,
                                         const std::vector<std::string>& variants);
 
+/// The master seed of calibration run r of `claim_id`: a pure function of the master seed, the claim
+/// and r (the first draw of the stream (master, "calibrate/<claim id>", r)).
+std::uint64_t calibration_seed(std::uint64_t master_seed, const std::string& claim_id, std::size_t run);
+
 /// "" followed by every mutant of the claim.
 std::vector<std::string> all_variants(const Claim& claim);
 

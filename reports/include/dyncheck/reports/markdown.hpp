@@ -9,5 +9,7 @@
 namespace dyncheck::reports {
 
 std::string to_markdown(const Report& report);
+/// One claim's section of the report (as in REPORT.md), on its own.
+std::string to_markdown(const ClaimReport& claim);
 
 }  // namespace dyncheck::reports

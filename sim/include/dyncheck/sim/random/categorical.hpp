@@ -33,6 +33,15 @@ namespace dyncheck::sim {
  * Throws std::invalid_argument if the weights are empty, any is negative or not finite, all
  * are zero, or their sum overflows. No libm functions.
  */
+/// Vose's construction as specified above: for each column, the probability of keeping it and its
+/// alias. `who` names the caller in the std::invalid_argument thrown for bad weights. The one
+/// construction of an alias table in dyncheck (Categorical and scb::AliasTable use it).
+struct AliasColumns {
+  std::vector<double> prob;
+  std::vector<std::size_t> alias;
+};
+AliasColumns vose_alias_columns(std::span<const double> weights, const char* who);
+
 class Categorical {
  public:
   explicit Categorical(std::span<const double> probabilities);

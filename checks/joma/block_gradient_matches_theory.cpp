@@ -61,7 +61,7 @@ struct Params : ParamSet {
   Int extra_d{this, "extra_d", 3, closed(0, 16), "d - (M_C + 1)"};
   Int batch{this, "batch", 4, closed(1, 32), "samples in the batch"};
   Real temperature{this, "temperature", 0.7, closed(0.1, 10), "attention temperature T (exp, softmax)", Scale::log};
-  Real init_scale{this, "init_scale", 0.5, closed(0.05, 2), "standard deviation of the z and W entries"};
+  Real init_scale{this, "init_scale", 0.5, closed(0.05, 1), "standard deviation of the z and W entries; at most temperature"};
   Real h{this, "h", 1e-5, closed(1e-6, 1e-4),
          "finite-difference step; outside [1e-6, 1e-4] the round-off (eps_L/h) or truncation (h^2 x third "
          "derivative) term exceeds the resolution",
@@ -69,7 +69,7 @@ struct Params : ParamSet {
 
   void check(const Budget&) const override {
     if (init_scale > temperature) {
-      throw ParamError("init_scale", fmt::format("must be at most temperature ({} > {}): e^(z/T) then spans more than "
+      throw ParamError("init_scale", fmt::format("init_scale must be at most temperature ({} > {}): e^(z/T) then spans more than "
                                                  "e^6 over the tokens and the a-priori round-off bound of the finite "
                                                  "differences exceeds the resolution",
                                                  init_scale.value(), temperature.value()));

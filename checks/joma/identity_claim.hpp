@@ -41,7 +41,7 @@ struct BlockTrainingParams {
   /// init_scale = 4 T the first steps leave the range where e^{z/T} and its products stay finite.
   void check_exp_range() const {
     if (init_scale > 4 * temperature) {
-      throw ParamError("init_scale", fmt::format("must be at most 4 x temperature with exp attention ({} > 4 x {}): "
+      throw ParamError("init_scale", fmt::format("init_scale must be at most 4 x temperature with exp attention ({} > 4 x {}): "
                                                  "e^(z/T) would span more than e^24 over the tokens",
                                                  init_scale.value(), temperature.value()));
     }
@@ -78,11 +78,29 @@ struct IdentityParams : ParamSet {
            "0 CE, 1 squared, 2 linear (unbounded: runs stop at its blow-up); -1 alternates CE and squared"};
 };
 
-/// Claims 1 and 2 differ in the kernel; the exp kernel limits init_scale / temperature.
+/// Settings (R) and steps of claims 1 and 2 at a budget; four controls run besides the R settings.
+inline std::size_t identity_setting_count(const Budget& budget) { return budget.pick<std::size_t>(2, 10, 20); }
+inline long long identity_steps(const Budget& budget) { return budget.pick<long long>(200, 2000, 20000); }
+
+/// Claims 1 and 2 differ in the kernel; the exp kernel limits init_scale / temperature. Both refuse points
+/// whose work (multiply-adds of forward, backward and V = U_C^T W over all runs) exceeds the budget's limit
+/// (2e10 at ci: about a minute on one core).
 template <sim::joma::AttentionKernel kernel>
 struct IdentityParamsFor : IdentityParams {
-  void check(const Budget&) const override {
+  void check(const Budget& budget) const override {
     if (kernel != sim::joma::AttentionKernel::linear) model.check_exp_range();
+    const double m = static_cast<double>(model.shape.M_C), k = static_cast<double>(model.shape.K);
+    const double d = m + 1 + static_cast<double>(model.shape.extra_d);
+    const double runs = static_cast<double>(identity_setting_count(budget) + 4);
+    const double work = runs * static_cast<double>(identity_steps(budget)) *
+                        (static_cast<double>(model.batch) * d * (2 * k + 2 * m) + m * d * k);
+    const double limit = budget.pick(1e9, 2e10, 4e11);
+    if (work > limit) {
+      throw ParamError("batch", fmt::format("batch: {} runs of {} steps with batch {}, d = {}, K = {}, M_C = {} cost "
+                                            "{:.3g} multiply-adds, above this budget's limit {:.3g}: lower batch, K, "
+                                            "M_C or extra_d",
+                                            runs, identity_steps(budget), model.batch.value(), d, k, m, work, limit));
+    }
   }
 };
 
@@ -171,13 +189,13 @@ class IdentityClaim
     s.alpha = p.alpha;
     s.activation = activation_for(p.activation, replicate);
     s.loss = loss_for(p.loss, replicate);
-    s.steps = context.budget.pick<long long>(200, 2000, 20000);
+    s.steps = identity_steps(context.budget);
     return s;
   }
 
   IdentityMeasured measure(const IdentityParamsFor<kernel>& p, const InvariantTheory&, const RunContext& context) const override {
     IdentityMeasured m;
-    const std::size_t count = context.budget.pick<std::size_t>(2, 10, 20);
+    const std::size_t count = identity_setting_count(context.budget);
     for (std::size_t r = 0; r < count; ++r) m.settings.push_back(setting_for(p, context, r));
     m.runs = sim::run_replicates(replicate_options(context, "plain_sgd", count), [&](std::size_t r, sim::Rng& rng) {
       const IdentitySetting& s = m.settings[r];

@@ -63,7 +63,7 @@ struct Params : ParamSet {
                         (2.0 * static_cast<double>(model.shape.K) + 2.0 * static_cast<double>(model.shape.M_C));
     const double limit = budget.pick(ci_work_limit / 20, ci_work_limit, ci_work_limit * 20);
     if (work > limit) {
-      throw ParamError("t", fmt::format("t / eta_w = {} steps at eta_0 ({} over the ladder of {} step sizes) with batch "
+      throw ParamError("t", fmt::format("t: t / eta_w = {} steps at eta_0 ({} over the ladder of {} step sizes) with batch "
                                         "{}, d = {}, K = {}, M_C = {} costs {:.3g} multiply-adds, above this budget's "
                                         "limit {:.3g}: lower t or batch, or raise eta_w",
                                         base_steps(), steps, levels(budget), model.batch.value(), d,

@@ -29,9 +29,31 @@
 namespace dyncheck::checks::joma {
 namespace {
 
+std::vector<double> epsilon_ladder(const Budget& budget) {
+  return budget.pick<std::vector<double>>({0.0025, 0.005, 0.01}, {0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16},
+                                          {0.00125, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32});
+}
+std::size_t replicate_count(const Budget& budget) { return budget.pick<std::size_t>(4, 96, 256); }
+long long step_count(const Budget& budget) { return budget.pick<long long>(100, 500, 2000); }
+
 struct Params : ParamSet {
   BlockShapeParams shape{this};
   Real eta_w{this, "eta_w", 0.1, open_closed(0, 1), "learning rate of W (eta_z = 1.5 eta_w)", Scale::log};
+
+  /// Refuses shapes whose work (multiply-adds of forward, backward and V = U_C^T W, batch 4, over every level
+  /// and replicate) exceeds the budget's limit (2e10 at ci: about a minute on one core).
+  void check(const Budget& budget) const override {
+    const double m = static_cast<double>(shape.M_C), k = static_cast<double>(shape.K);
+    const double d = m + 1 + static_cast<double>(shape.extra_d);
+    const double runs = static_cast<double>(epsilon_ladder(budget).size() * replicate_count(budget));
+    const double work = runs * static_cast<double>(step_count(budget)) * (4 * d * (2 * k + 2 * m) + m * d * k);
+    const double limit = budget.pick(1e9, 2e10, 4e11);
+    if (work > limit) {
+      throw ParamError("M_C", fmt::format("M_C, K, extra_d: {} runs of {} steps with d = {}, K = {}, M_C = {} cost {:.3g} "
+                                          "multiply-adds, above this budget's limit {:.3g}: lower K, M_C or extra_d",
+                                          runs, step_count(budget), d, k, m, work, limit));
+    }
+  }
 };
 
 struct Settings {
@@ -85,11 +107,9 @@ class NearOrthogonalInvariantDefect final : public ClaimShape<Params, Settings, 
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
     Measured m;
-    m.epsilons = context.budget.pick<std::vector<double>>({0.0025, 0.005, 0.01},
-                                                          {0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16},
-                                                          {0.00125, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32});
-    m.replicates = context.budget.pick<std::size_t>(4, 96, 256);
-    m.steps = context.budget.pick<long long>(100, 500, 2000);
+    m.epsilons = epsilon_ladder(context.budget);
+    m.replicates = replicate_count(context.budget);
+    m.steps = step_count(context.budget);
     for (std::size_t e = 0; e < m.epsilons.size(); ++e) {
       const std::vector<IdentityRun> runs = sim::run_replicates(
           replicate_options(context, fmt::format("epsilon_{}", e), m.replicates), [&](std::size_t, sim::Rng& rng) {

@@ -19,6 +19,7 @@ std::unique_ptr<Claim> make_entropy_drop_then_bounce();               // §7 cla
 std::unique_ptr<Claim> make_linear_case_attention_sparsity();         // §7 claim 8
 std::unique_ptr<Claim> make_hblt_cooccurrence();                      // §7 claim 9
 std::unique_ptr<Claim> make_near_orthogonal_invariant_defect();       // issue #4
+std::unique_ptr<Claim> make_block_gradient_matches_theory();          // issue #10 §5
 
 inline void register_claims(Registry& registry) {
   registry.add(make_exp_invariant_exact_per_step());
@@ -31,6 +32,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_linear_case_attention_sparsity());
   registry.add(make_hblt_cooccurrence());
   registry.add(make_near_orthogonal_invariant_defect());
+  registry.add(make_block_gradient_matches_theory());
 }
 
 }  // namespace dyncheck::checks::joma

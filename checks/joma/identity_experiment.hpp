@@ -37,10 +37,17 @@ struct IdentitySetting {
   /// mean over both queries' batches. The invariant of the first query then breaks (spec §1 Assumption 2).
   bool second_query = false;
   bool full_batch = false;             ///< one fixed Dirichlet batch for every step (deterministic GD)
-  /// Coefficient multiplying κ_z/2 in the exp invariant (1: the theorem; 0.9: the "0.45" mutant).
-  double coefficient_factor = 1;
-  /// Linear kernel: whether the predicted change keeps its (Δz)² term (false: a mutant).
-  bool keep_dz_squared = true;
+};
+
+/// The state of a run at one recorded step, with the sums of squared steps up to it: what a theory of
+/// the invariant needs to predict I_t - I_0 (the mutants' coefficients are applied in `predict`).
+struct IdentitySnapshot {
+  long long step = 0;
+  Eigen::VectorXd z;
+  Eigen::MatrixXd V;                ///< U_C^T W (M_C x K)
+  Eigen::VectorXd squared_v_steps;  ///< S_t = sum_{s<t} sum_k (Delta v_{k,s})^2, per token
+  Eigen::VectorXd squared_z_steps;  ///< Z_t = sum_{s<t} (Delta z_s)^2, per token
+  double roundoff_bound = 0;        ///< the a-priori round-off bound of the identity up to this step
 };
 
 struct IdentityRun {
@@ -52,6 +59,12 @@ struct IdentityRun {
   double mean_abs_cosine = 0;
   std::vector<double> times, correlation;  ///< NC(z_t, ẑ_t) for plots
   Eigen::VectorXd z_final, z_hat_final;
+  /// Step 0, every `record_every`-th step (when > 0) and the last step.
+  std::vector<IdentitySnapshot> snapshots;
+  /// The step at which the run stopped because the state left the range where a step stays finite
+  /// (exp attention with max z/T > 50, |z| or |W| > 1e8, or a step that overflowed: the blow-up of the
+  /// unbounded linear loss, claim 5); -1 when it ran all its steps.
+  long long stopped_at = -1;
 };
 
 /// Kernel-dependent constants: κ_z = η_z/(η_w T) for exp, ρ = η_z/η_w for linear.
@@ -102,10 +115,9 @@ inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& r
   const sim::joma::Batch fixed = sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng);
 
   const double kappa = invariant_kappa(s);
-  const double kappa_used = kappa * s.coefficient_factor;
   auto invariant = [&](const Eigen::VectorXd& z, const Eigen::MatrixXd& V) -> Eigen::VectorXd {
-    return linear ? theory::joma::linear_invariant<double>(z, V, kappa_used)
-                  : theory::joma::exp_invariant<double>(z, V, kappa_used);
+    return linear ? theory::joma::linear_invariant<double>(z, V, kappa)
+                  : theory::joma::exp_invariant<double>(z, V, kappa);
   };
   auto magnitude = [&](const Eigen::VectorXd& z, const Eigen::MatrixXd& V) {
     const Eigen::ArrayXd sq = V.array().square().rowwise().sum();
@@ -121,20 +133,31 @@ inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& r
   Eigen::VectorXd predicted = Eigen::VectorXd::Zero(s.tokens);
   double step_magnitudes = 0;
   const double gamma = roundoff_factor(s);
+  Eigen::VectorXd squared_v_steps = Eigen::VectorXd::Zero(s.tokens), squared_z_steps = Eigen::VectorXd::Zero(s.tokens);
+  auto snapshot = [&](long long t) {
+    run.snapshots.push_back({t, p.z, V, squared_v_steps, squared_z_steps, run.roundoff_bound});
+  };
+  snapshot(0);
   auto record = [&](long long t) {
-    if (linear) {
-      const Eigen::VectorXd rhs = I0 + kappa * V.array().square().rowwise().sum().matrix();
-      run.correlation.push_back(theory::joma::normalised_correlation<double>(p.z.array().square().matrix(), rhs));
-    } else {
-      const Eigen::VectorXd z_hat = I0 + kappa / 2 * V.array().square().rowwise().sum().matrix();
-      run.correlation.push_back(theory::joma::normalised_correlation<double>(p.z, z_hat));
-    }
+    const Eigen::VectorXd lhs = linear ? Eigen::VectorXd(p.z.array().square().matrix()) : p.z;
+    const Eigen::VectorXd rhs = linear ? Eigen::VectorXd(I0 + kappa * V.array().square().rowwise().sum().matrix())
+                                       : Eigen::VectorXd(I0 + kappa / 2 * V.array().square().rowwise().sum().matrix());
+    // NC is undefined while either side is constant over the tokens (e.g. z = W = 0 at init_scale 0): not plotted.
+    auto spread = [](const Eigen::VectorXd& v) { return v.maxCoeff() - v.minCoeff(); };
+    if (!(spread(lhs) > 0 && spread(rhs) > 0)) return;
+    run.correlation.push_back(theory::joma::normalised_correlation<double>(lhs, rhs));
     run.times.push_back(static_cast<double>(t) * s.eta_w);
   };
   if (record_every > 0) record(0);
   for (long long t = 0; t < s.steps; ++t) {
+    const double z_limit = linear ? 1e8 : 50 * s.temperature;
+    if (p.z.maxCoeff() > z_limit || p.z.cwiseAbs().maxCoeff() > 1e8 || p.W.cwiseAbs().maxCoeff() > 1e8) {
+      run.stopped_at = t;
+      if (run.snapshots.back().step != t) snapshot(t);
+      break;
+    }
     const Eigen::VectorXd z_before = p.z;
-    const Eigen::MatrixXd V_before = V;
+    const Eigen::MatrixXd V_before = V, W_before = p.W;
     if (s.second_query) {
       // Plain SGD on the mean of both queries' losses: each gradient enters with weight 1/2.
       const sim::joma::Batch first = sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng);
@@ -149,19 +172,29 @@ inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& r
       sgd.step(block, p, s.full_batch ? fixed : sim::joma::dirichlet_batch(s.tokens, s.batch, s.alpha, s.classes, rng));
     }
     V.noalias() = U.contextual.transpose() * p.W;
+    const Eigen::VectorXd I = invariant(p.z, V);
+    if (!(p.z.allFinite() && p.W.allFinite() && I.allFinite() && (V - V_before).array().square().allFinite())) {
+      // The step overflowed (the unbounded linear loss blows up, claim 5): the identity is checked up to step t.
+      p.z = z_before;
+      p.W = W_before;
+      V = V_before;
+      run.stopped_at = t;
+      if (run.snapshots.back().step != t) snapshot(t);
+      break;
+    }
     Eigen::VectorXd change;
     if (linear) {
-      change = theory::joma::linear_invariant_step_change<double>(z_before, p.z, V_before, V, kappa_used);
-      if (!s.keep_dz_squared) change -= (p.z - z_before).array().square().matrix();
+      change = theory::joma::linear_invariant_step_change<double>(z_before, p.z, V_before, V, kappa);
     } else {
-      change = theory::joma::exp_invariant_step_change<double>(V_before, V, kappa_used);
+      change = theory::joma::exp_invariant_step_change<double>(V_before, V, kappa);
     }
     predicted += change;
+    squared_v_steps += (V - V_before).array().square().rowwise().sum().matrix();
+    squared_z_steps += (p.z - z_before).array().square().matrix();
     const Eigen::ArrayXd cross = (V_before.array().abs() * (V - V_before).array().abs()).rowwise().sum();
     const Eigen::ArrayXd z_weight =
         linear ? Eigen::ArrayXd((p.z + z_before).array().abs()) : Eigen::ArrayXd::Ones(p.z.size());
     step_magnitudes += ((p.z - z_before).array().abs() * z_weight + (linear ? 2 : 1) * kappa * cross).maxCoeff();
-    const Eigen::VectorXd I = invariant(p.z, V);
     const double residual = (I - I0 - predicted).cwiseAbs().maxCoeff();
     const double bound = gamma * (S0 + magnitude(p.z, V) + step_magnitudes);
     if (!std::isfinite(residual)) throw std::runtime_error("non-finite invariant residual at step " + std::to_string(t));
@@ -169,6 +202,7 @@ inline IdentityRun run_identity_experiment(const IdentitySetting& s, sim::Rng& r
     run.roundoff_bound = std::max(run.roundoff_bound, bound);
     run.max_abs_z = std::max(run.max_abs_z, p.z.cwiseAbs().maxCoeff());
     if (record_every > 0 && (t + 1) % record_every == 0) record(t + 1);
+    if ((record_every > 0 && (t + 1) % record_every == 0) || t + 1 == s.steps) snapshot(t + 1);
   }
   const Eigen::VectorXd I_final = invariant(p.z, V);
   run.final_defect = (I_final - I0).cwiseAbs().maxCoeff();

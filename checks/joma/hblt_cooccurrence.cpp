@@ -34,8 +34,10 @@ namespace {
 constexpr std::size_t pairs_per_tree = 3;
 
 struct Params : ParamSet {
-  Real rho_min{this, "rho_min", 0.3, closed(0, 1), "smallest edge correlation rho"};
-  Real rho_max{this, "rho_max", 0.95, closed(0, 1), "largest edge correlation rho; at least rho_min"};
+  Real rho_min{this, "rho_min", 0.3, closed(0, 0.99), "smallest edge correlation rho"};
+  Real rho_max{this, "rho_max", 0.95, closed(0, 0.99),
+               "largest edge correlation rho; at least rho_min. At most 0.99: the normal approximation of a "
+               "frequency needs N_m p(1-p) >> 1, and rho -> 1 sends p to 1"};
   Int max_depth{this, "max_depth", 4, closed(2, 5), "largest tree depth (depth drawn in [2, max_depth])"};
   Int max_branching{this, "max_branching", 3, closed(2, 3),
                     "largest branching factor (drawn in [2, max_branching])"};
@@ -144,7 +146,7 @@ class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Pre
         }
         const double p = t.p[tree][k];
         const double frequency = static_cast<double>(pair.joint) / static_cast<double>(pair.n_m);
-        const double sigma = std::sqrt(p * (1 - p) / static_cast<double>(pair.n_m));
+        const double sigma = std::sqrt(std::max(0.0, p * (1 - p)) / static_cast<double>(pair.n_m));
         points.add(p, frequency, frequency - z * sigma, frequency + z * sigma);
         const double score = sigma > 0 ? std::abs(frequency - p) / sigma : std::abs(frequency - p) * 1e300;
         if (score > worst_score) {
@@ -155,7 +157,7 @@ class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Pre
       const PairCounts& w = r.pairs[worst];
       const double p = t.p[tree][worst];
       stats::HalfWidth half_width;
-      half_width.value = z * std::sqrt(p * (1 - p) / static_cast<double>(w.n_m));
+      half_width.value = z * std::sqrt(std::max(0.0, p * (1 - p)) / static_cast<double>(w.n_m));
       half_width.method = stats::HalfWidthMethod::normal;
       // Every one of the pairs may be the shown one: each was given delta, Bonferroni over all of them; the
       // recorded share of this tree's comparison is its pairs' total.

@@ -4,20 +4,25 @@
 // P(y_β = y_α) = (1 + ρ)/2. With LCA γ, P(y_γ = 1) = p, and R_l = Π ρ along γ → l:
 //   \f[ P(y_l = 1\mid y_m = 1) = \frac{p(1+R_l)(1+R_m) + (1-p)(1-R_l)(1-R_m)}{2(1 + (2p-1)R_m)}
 //       \overset{p=1/2}{=} \tfrac12(1 + \rho^{H_l+H_m}). \f]
-// Simulated: N top-down samples of random complete trees (depth, branching, ρ per edge, root prior drawn
-// per tree), Monte-Carlo frequency of y_l = 1 among samples with y_m = 1, for random leaf pairs.
+// Simulated: N top-down samples of random complete trees (depth in [2, max_depth], branching in
+// [2, max_branching], ρ per edge uniform in [rho_min, rho_max], root prior uniform in [0.2, 0.8], drawn per
+// tree), Monte-Carlo frequency of y_l = 1 among samples with y_m = 1, for 3 random leaf pairs per tree.
 // Tolerance: statistical, z_{δ'/2} sqrt(p(1-p)/N_m) under the theory's p (N_m ≥ 1000 so the normal
 // approximation of a binomial proportion holds), δ' = the claim's share / number of pairs (Bonferroni).
 // Shown: per tree the pair with the largest margin.
-// Mutant correlation_squared: R_l R_m replaced by (R_l R_m)^2.
+// Mutants: correlation_squared (R_l R_m replaced by (R_l R_m)^2) and rho_5_percent (every edge's ρ 5% too
+// small). Resolution: at ci (N = 2e5, N_m ≈ 1e5) the half-width is about 0.008, so an error of about 0.01 in
+// a conditional probability is resolved; rho_5_percent moves P by 0.01-0.03 on pairs with a close LCA.
 
 #include <fmt/format.h>
 
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 
-#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
+#include "dyncheck/checks/claim_shape.hpp"
+#include "dyncheck/checks/experiment.hpp"
+#include "dyncheck/checks/measured.hpp"
 #include "dyncheck/sim/joma/hblt.hpp"
 #include "dyncheck/sim/random/uniform01.hpp"
 #include "dyncheck/sim/random/uniform_index.hpp"
@@ -26,123 +31,183 @@
 namespace dyncheck::checks::joma {
 namespace {
 
-struct PairResult {
+constexpr std::size_t pairs_per_tree = 3;
+
+struct Params : ParamSet {
+  Real rho_min{this, "rho_min", 0.3, closed(0, 0.99), "smallest edge correlation rho"};
+  Real rho_max{this, "rho_max", 0.95, closed(0, 0.99),
+               "largest edge correlation rho; at least rho_min. At most 0.99: the normal approximation of a "
+               "frequency needs N_m p(1-p) >> 1, and rho -> 1 sends p to 1"};
+  Int max_depth{this, "max_depth", 4, closed(2, 5), "largest tree depth (depth drawn in [2, max_depth])"};
+  Int max_branching{this, "max_branching", 3, closed(2, 3),
+                    "largest branching factor (drawn in [2, max_branching])"};
+
+  void check(const Budget&) const override {
+    if (!(rho_max >= rho_min)) {
+      throw ParamError("rho_max", fmt::format("rho_max must be at least rho_min (got rho_min = {}, rho_max = {})",
+                                              rho_min.value(), rho_max.value()));
+    }
+  }
+};
+
+/// The theory's knobs; the default is the claim's theory.
+struct Settings {
+  double correlation_power = 1;  ///< R_l R_m → (R_l R_m)^power (every ρ raised to it)
+  double rho_factor = 1;         ///< every ρ times this
+};
+
+struct PairCounts {
   int l, m;
-  double theory, measured, sigma;
-  long long n_m;
+  long long joint, n_m;
 };
 
 struct TreeResult {
   int depth, branching;
-  double root_prior;
-  std::vector<PairResult> pairs;
+  sim::joma::LatentTree tree;
+  std::vector<PairCounts> pairs;
 };
 
-class HbltCooccurrence final : public Claim {
- public:
-  const ClaimInfo& info() const override { return info_; }
+struct Measured {
+  long long samples = 0;
+  std::vector<TreeResult> trees;
+};
 
-  Verdict run(const RunContext& context) const override {
+struct Predicted {
+  std::vector<std::vector<double>> p;  ///< [tree][pair]
+};
+
+class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Predicted> {
+ public:
+  HbltCooccurrence() : ClaimShape(claim_info(), mutants()) {}
+
+ protected:
+  Measured measure(const Params& params, const Settings&, const RunContext& context) const override {
+    Measured m;
     const std::size_t trees = context.budget.pick<std::size_t>(2, 6, 20);
-    const std::size_t pairs = 3;
-    const long long samples = context.budget.pick<long long>(20000, 200000, 2000000);
-    const bool mutant = context.mutant_is("correlation_squared");
-    const std::vector<TreeResult> results =
-        sim::run_replicates(replicate_options(context, "trees", trees), [&](std::size_t, sim::Rng& rng) {
-          const int depth = 2 + static_cast<int>(sim::uniform_index(rng, 3));      // 2..4
-          const int branching = 2 + static_cast<int>(sim::uniform_index(rng, 2));  // 2..3
-          const double root_prior = 0.2 + 0.6 * sim::uniform01(rng);
-          const sim::joma::LatentTree tree = sim::joma::complete_latent_tree(depth, branching, 0.3, 0.95, root_prior, rng);
-          const std::vector<int> leaves = sim::joma::leaves(tree);
-          TreeResult result{depth, branching, root_prior, {}};
-          std::vector<std::pair<int, int>> chosen;
-          for (std::size_t k = 0; k < pairs; ++k) {
-            const int l = leaves[sim::uniform_index(rng, leaves.size())];
-            int m = l;
-            while (m == l) m = leaves[sim::uniform_index(rng, leaves.size())];
-            chosen.emplace_back(l, m);
+    m.samples = context.budget.pick<long long>(20000, 200000, 2000000);
+    const int depths = params.max_depth.as_int() - 1, branchings = params.max_branching.as_int() - 1;
+    m.trees = sim::run_replicates(replicate_options(context, "trees", trees), [&](std::size_t, sim::Rng& rng) {
+      const int depth = 2 + static_cast<int>(sim::uniform_index(rng, static_cast<std::size_t>(depths)));
+      const int branching = 2 + static_cast<int>(sim::uniform_index(rng, static_cast<std::size_t>(branchings)));
+      const double root_prior = 0.2 + 0.6 * sim::uniform01(rng);
+      TreeResult result{depth, branching,
+                        sim::joma::complete_latent_tree(depth, branching, params.rho_min, params.rho_max, root_prior,
+                                                        rng),
+                        {}};
+      const std::vector<int> leaves = sim::joma::leaves(result.tree);
+      for (std::size_t k = 0; k < pairs_per_tree; ++k) {
+        const int l = leaves[sim::uniform_index(rng, leaves.size())];
+        int other = l;
+        while (other == l) other = leaves[sim::uniform_index(rng, leaves.size())];
+        result.pairs.push_back({l, other, 0, 0});
+      }
+      for (long long s = 0; s < m.samples; ++s) {
+        const std::vector<unsigned char> y = sim::joma::sample_latent_tree(result.tree, rng);
+        for (PairCounts& pair : result.pairs) {
+          if (y[static_cast<std::size_t>(pair.m)]) {
+            ++pair.n_m;
+            pair.joint += y[static_cast<std::size_t>(pair.l)];
           }
-          std::vector<long long> joint(pairs, 0), marginal(pairs, 0);
-          for (long long s = 0; s < samples; ++s) {
-            const std::vector<unsigned char> y = sim::joma::sample_latent_tree(tree, rng);
-            for (std::size_t k = 0; k < pairs; ++k) {
-              if (y[static_cast<std::size_t>(chosen[k].second)]) {
-                ++marginal[k];
-                joint[k] += y[static_cast<std::size_t>(chosen[k].first)];
-              }
-            }
-          }
-          const theory::joma::BinaryLatentTree<double> theory_tree{tree.parent, tree.rho, tree.root_prior};
-          for (std::size_t k = 0; k < pairs; ++k) {
-            const auto [l, m] = chosen[k];
-            double p = theory::joma::leaf_cooccurrence(theory_tree, l, m);
-            if (mutant) {
-              // (R_l R_m)² instead of R_l R_m: recompute through a tree whose ρ are squared.
-              theory::joma::BinaryLatentTree<double> squared = theory_tree;
-              for (double& r : squared.rho) r = r * r;
-              p = theory::joma::leaf_cooccurrence(squared, l, m);
-            }
-            const double n_m = static_cast<double>(marginal[k]);
-            result.pairs.push_back({l, m, p, static_cast<double>(joint[k]) / n_m, std::sqrt(p * (1 - p) / n_m), marginal[k]});
-          }
-          return result;
-        });
-    const double delta = context.false_failure_rate() / static_cast<double>(trees * pairs);
+        }
+      }
+      return result;
+    });
+    return m;
+  }
+
+  Predicted predict(const Params&, const Measured& m, const Settings& s, const RunContext&) const override {
+    Predicted predicted;
+    for (const TreeResult& r : m.trees) {
+      theory::joma::BinaryLatentTree<double> tree{r.tree.parent, r.tree.rho, r.tree.root_prior};
+      for (double& rho : tree.rho) rho = std::pow(s.rho_factor * rho, s.correlation_power);
+      std::vector<double> p;
+      for (const PairCounts& pair : r.pairs) p.push_back(theory::joma::leaf_cooccurrence(tree, pair.l, pair.m));
+      predicted.p.push_back(std::move(p));
+    }
+    return predicted;
+  }
+
+  Verdict compare(const Params& params, const Measured& m, const Predicted& t, const RunContext& context) const override {
+    const std::size_t compared = m.trees.size() * pairs_per_tree;
+    const double delta = context.false_failure_rate() / static_cast<double>(compared);
     const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), delta / 2));
     Verdict verdict;
     Plot plot{"cooccurrence", "P(y_l = 1 | y_m = 1): Monte Carlo against the product-of-channels formula",
               "formula", "Monte Carlo", false, false, {}};
-    Curve points{"leaf pairs", Curve::Style::points, {}, {}, {}, {}};
-    Curve diagonal{"identity", Curve::Style::line, {0.5, 1.0}, {0.5, 1.0}, {}, {}};
-    for (std::size_t t = 0; t < results.size(); ++t) {
-      const TreeResult& r = results[t];
+    Curve points = Curve::points("leaf pairs");
+    for (std::size_t tree = 0; tree < m.trees.size(); ++tree) {
+      const TreeResult& r = m.trees[tree];
       std::size_t worst = 0;
+      double worst_score = -1;
       for (std::size_t k = 0; k < r.pairs.size(); ++k) {
-        const PairResult& pr = r.pairs[k];
-        points.x.push_back(pr.theory);
-        points.y.push_back(pr.measured);
-        points.lower.push_back(pr.measured - z * pr.sigma);
-        points.upper.push_back(pr.measured + z * pr.sigma);
-        if (std::abs(pr.measured - pr.theory) / pr.sigma >
-            std::abs(r.pairs[worst].measured - r.pairs[worst].theory) / r.pairs[worst].sigma)
+        const PairCounts& pair = r.pairs[k];
+        if (pair.n_m < 1000) {
+          throw std::runtime_error("fewer than 1000 samples with y_m = 1; the normal approximation is not justified");
+        }
+        const double p = t.p[tree][k];
+        const double frequency = static_cast<double>(pair.joint) / static_cast<double>(pair.n_m);
+        const double sigma = std::sqrt(std::max(0.0, p * (1 - p)) / static_cast<double>(pair.n_m));
+        points.add(p, frequency, frequency - z * sigma, frequency + z * sigma);
+        const double score = sigma > 0 ? std::abs(frequency - p) / sigma : std::abs(frequency - p) * 1e300;
+        if (score > worst_score) {
+          worst_score = score;
           worst = k;
+        }
       }
-      const PairResult& w = r.pairs[worst];
-      if (w.n_m < 1000) throw std::runtime_error("fewer than 1000 samples with y_m = 1; the normal approximation is not justified");
-      verdict.comparisons.push_back(compare(
-          fmt::format("tree {} (depth {}, branching {}, root prior {:.2f}): P(y_{} = 1 | y_{} = 1), worst of {} pairs", t,
-                      r.depth, r.branching, r.root_prior, w.l, w.m, pairs),
-          {w.theory, 1e-15, "double evaluation of a product of <= 10 factors"},
-          {w.measured, z * w.sigma,
-           fmt::format("normal approximation z = {:.2f} (two-sided delta = {:.2g}, Bonferroni over {} pairs) x "
-                       "sqrt(p(1-p)/N_m), N_m = {}",
-                       z, delta, trees * pairs, w.n_m)},
+      const PairCounts& w = r.pairs[worst];
+      const double p = t.p[tree][worst];
+      stats::HalfWidth half_width;
+      half_width.value = z * std::sqrt(std::max(0.0, p * (1 - p)) / static_cast<double>(w.n_m));
+      half_width.method = stats::HalfWidthMethod::normal;
+      // Every one of the pairs may be the shown one: each was given delta, Bonferroni over all of them; the
+      // recorded share of this tree's comparison is its pairs' total.
+      half_width.delta = delta * static_cast<double>(r.pairs.size());
+      half_width.reason = fmt::format(
+          "normal approximation z = {:.2f} (two-sided delta = {:.2g} per pair, Bonferroni over {} pairs) x "
+          "sqrt(p(1-p)/N_m), N_m = {}",
+          z, delta, compared, w.n_m);
+      verdict.comparisons.push_back(checks::compare(
+          fmt::format("tree {} (depth {}, branching {}, root prior {:.2f}): P(y_{} = 1 | y_{} = 1), worst of {} pairs",
+                      tree, r.depth, r.branching, r.tree.root_prior, w.l, w.m, r.pairs.size()),
+          {p, 1e-15, "double evaluation of a product of <= 10 factors"},
+          measured(static_cast<double>(w.joint) / static_cast<double>(w.n_m), half_width,
+                   "the frequency of N_m >= 1000 iid Bernoulli draws"),
           {0.0, "none: exact formula for the reconstructed channel model"},
           {0.02, "detects a 0.02 error in the conditional probability"}));
     }
-    plot.curves = {diagonal, points};
+    plot.add(Curve::line("identity").add(0.0, 0.0).add(1.0, 1.0)).add(std::move(points));
     verdict.plots.push_back(std::move(plot));
-    verdict.notes.push_back(
+    verdict.notes.push_back(fmt::format(
         "[reconstructed] Theorem 5's formula is not public; the channel model and the formula are the spec's "
-        "reconstruction (§5). rho per edge uniform in [0.3, 0.95].");
+        "reconstruction (§5). rho per edge uniform in [{}, {}]; {} samples per tree.",
+        params.rho_min.value(), params.rho_max.value(), m.samples));
     return verdict;
   }
 
  private:
-  ClaimInfo info_{
-      .id = "joma.hblt_cooccurrence",
-      .family = "joma",
-      .paper = "Tian et al., JoMA (ICLR 2024)",
-      .source = "specs/joma.md §5 (Theorem 5), §7 claim 9",
-      .tag = Provenance::reconstructed,
-      .statement = "In a hierarchical binary latent tree with symmetric channels, the co-occurrence of two leaves is "
-                   "fixed by their lowest common ancestor's prior and the products of edge correlations on both paths.",
-      .latex = R"(P(y_l=1\mid y_m=1)=\tfrac12\bigl(1+\rho^{H_l+H_m}\bigr)\ \text{(uniform }\rho,\ P(y_\gamma=1)=\tfrac12))",
-      .simulation = "Top-down samples of random complete binary-latent trees; Monte-Carlo conditional frequencies of "
-                    "random leaf pairs.",
-      .params = {},
-      .mutants = {{"correlation_squared", "R_l R_m replaced by (R_l R_m)^2"}},
-  };
+  static ClaimInfo claim_info() {
+    return {
+        .id = "joma.hblt_cooccurrence",
+        .family = "joma",
+        .paper = "Tian et al., JoMA (ICLR 2024)",
+        .source = "specs/joma.md §5 (Theorem 5), §7 claim 9",
+        .tag = Provenance::reconstructed,
+        .statement = "In a hierarchical binary latent tree with symmetric channels, the co-occurrence of two leaves "
+                     "is fixed by their lowest common ancestor's prior and the products of edge correlations on "
+                     "both paths.",
+        .latex = R"(P(y_l=1\mid y_m=1)=\tfrac12\bigl(1+\rho^{H_l+H_m}\bigr)\ \text{(uniform }\rho,\ P(y_\gamma=1)=\tfrac12))",
+        .simulation = "Top-down samples of random complete binary-latent trees; Monte-Carlo conditional frequencies "
+                      "of random leaf pairs.",
+    };
+  }
+
+  static std::vector<MutantSpec> mutants() {
+    return {
+        {"correlation_squared", "R_l R_m replaced by (R_l R_m)^2", [](Settings& s) { s.correlation_power = 2; }},
+        {"rho_5_percent", "every edge correlation rho 5% too small (small error in one coefficient)",
+         [](Settings& s) { s.rho_factor = 0.95; }},
+    };
+  }
 };
 
 }  // namespace

@@ -26,8 +26,15 @@
 //   factor 2 covers the drift's nonlinear modulation, of the same order.
 // Numerical: the predictions are closed forms in double (1e-12 allowed); the measured step counts
 // are integers (a crossing within rounding of c is possible but has probability ~1e-14).
-// Mutants: eigenvalue_not_square_root (r = ηρ̄η_AK_P: slope 1/ln(1 + r²)); drift_half (drift 1/(2T):
-// x halves, the escape comes ln 2/ln(1+r) steps later).
+// Valid region (checked up front, exit 2): log10_T_max ≥ log10_T_min + 2 (three T at least; so
+// log10_T_min ≤ 5), Q ≤ 10^log10_T_min / 4, c below the landing point α* of the smallest T (ρ̄ =
+// 1/Q − 1/T is known before any draw: q is uniform on its support), and the escape's work within
+// the budget.
+// Mutants (edits of Settings): eigenvalue_not_square_root (r = ηρ̄η_AK_P: slope 1/ln(1 + r²));
+// drift_half (drift 1/(2T): x halves, the escape comes ln 2/ln(1+r) steps later); and the small
+// growth_rate_5_percent (r → 1.05 r in t_lin: about 5% fewer steps, 2 steps at T = 10^6 by default).
+// Resolution: 2 steps on each t_esc(T) (so a relative error of the growth rate of about
+// 2 ln(1+r)/ln(2cT) ≈ 4% at T = 10^6 and the defaults).
 
 #include <fmt/format.h>
 
@@ -36,16 +43,21 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/checks/claim_shape.hpp"
+#include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/phases.hpp"
+#include "params.hpp"
 #include "theory_instance.hpp"
 
 namespace dyncheck::checks::scb {
 namespace {
 
 namespace tscb = theory::scb;
+
+constexpr long long max_steps = 100000;
 
 double least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
   double mx = 0, my = 0;
@@ -63,92 +75,154 @@ double least_squares_slope(const std::vector<double>& x, const std::vector<doubl
   return sxy / sxx;
 }
 
-class EscapeTimeLogT final : public Claim {
+struct Params : ParamSet {
+  Vocabulary vocabulary{this};
+  Support support{this, "support size of q^(k), <= T/4 for every T (so <= 10^log10_T_min / 4)"};
+  Real eta{this, "eta", 0.5, open_closed(0, 0.6), "V step size", Scale::log};
+  Real eta_A_K_P{this, "eta_A_K_P", 0.5, open_closed(0, 1), "attention step size times K_P", Scale::log};
+  Real c{this, "c", 0.5, open_closed(0, 1), "escape level of alpha, below the landing point alpha* of the smallest T",
+         Scale::log};
+  Int log10_T_min{this, "log10_T_min", 2, closed(1, 5), "smallest T = 10^log10_T_min; at most log10_T_max - 2"};
+  Int log10_T_max{this, "log10_T_max", 6, closed(3, 7),
+                  "largest T; at least log10_T_min + 2 (at the smoke budget at most 100 T_min)"};
+
+  long long run_max(const Budget& budget) const {
+    return budget.level == BudgetLevel::smoke ? std::min(log10_T_max.value(), log10_T_min + 2) : log10_T_max.value();
+  }
+
+  static double rho_bar(long long Q, double T) { return 1.0 / static_cast<double>(Q) - 1.0 / T; }
+
+  void check(const Budget& budget) const override {
+    require(log10_T_max >= log10_T_min + 2, "log10_T_max",
+            fmt::format("must be >= log10_T_min + 2 = {} (at least three T values)", log10_T_min + 2));
+    const double T_min = std::pow(10.0, static_cast<double>(log10_T_min.value()));
+    require_sparsity(support.Q, std::llround(T_min));
+    const double landing = tscb::landing_alpha(eta.value(), rho_bar(support.Q, T_min), eta_A_K_P.value());
+    require(c < landing, "c",
+            fmt::format("must be below the landing point alpha* = (eta rho_bar/(eta_A K_P))^(1/4) = {:.4g} at T = {:g} "
+                        "(rho_bar = 1/Q - 1/T; the trajectory may never reach c otherwise)",
+                        landing, T_min));
+    double work = 0;
+    for (long long d = log10_T_min; d <= run_max(budget); ++d) {
+      const double T = std::pow(10.0, static_cast<double>(d));
+      const double r = tscb::growth_rate(eta.value(), rho_bar(support.Q, T), eta_A_K_P.value());
+      const double steps = 2 * std::log(2 * T + 1) / std::log1p(r) + 10;
+      require(steps <= static_cast<double>(max_steps) / 2, "eta",
+              fmt::format("times eta_A_K_P must make the escape at T = {:g}, about 2 ln(2T)/ln(1 + r) = {:.3g} steps, "
+                          "at most {} (r = sqrt(eta rho_bar eta_A K_P) = {:.3g})",
+                          T, steps, max_steps / 2, r));
+      work += steps * static_cast<double>(vocabulary.N) * (T + static_cast<double>(vocabulary.N));
+    }
+    const double limit = budget.pick(1e8, 2e10, 2e11);
+    require(work <= limit, "log10_T_max",
+            fmt::format("with N = {}: the escapes need about {:.3g} operations, above the budget's {:.3g}",
+                        vocabulary.N.value(), work, limit));
+  }
+};
+
+struct Settings {
+  bool square_root = true;   ///< r = sqrt(eta rho_bar eta_A K_P); false: eta rho_bar eta_A K_P
+  double drift = 1.0;        ///< the drift is drift/T
+  double growth_factor = 1;  ///< multiplies r in t_lin
+};
+
+struct Escape {
+  double T = 0, rho_bar = 0, steps = 0;
+};
+
+struct Measured {
+  std::vector<Escape> points;
+};
+
+struct Point {
+  double linear = 0, delay = 0, phase = 0, slack = 0, r = 0, landing = 0;
+};
+
+struct Predicted {
+  std::vector<Point> points;
+};
+
+class EscapeTimeLogT final : public ClaimShape<Params, Settings, Measured, Predicted> {
  public:
-  const ClaimInfo& info() const override { return info_; }
+  EscapeTimeLogT() : ClaimShape(claim_info(), mutants()) {}
 
-  Verdict run(const RunContext& context) const override {
-    const long long N = context.params.get_int("N"), Q = context.params.get_int("Q");
-    const double eta = context.params.get("eta"), eta_A_K_P = context.params.get("eta_A_K_P");
-    const double c = context.params.get("c");
-    const long long d_min = context.params.get_int("log10_T_min");
-    const long long d_max_param = context.params.get_int("log10_T_max");
-    require(d_max_param >= d_min + 2, "log10_T_max", "must be >= log10_T_min + 2 (at least three T values)");
-    const long long d_max = context.budget.level == BudgetLevel::smoke ? std::min(d_max_param, d_min + 2) : d_max_param;
-    require_sparsity(Q, 100);
-
-    struct Point {
-      double T, log_T, escape, linear, delay, r, landing, slack, phase;
-    };
-    std::vector<Point> points;
-    for (long long d = d_min; d <= d_max; ++d) {
+ protected:
+  Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
+    const long long N = p.vocabulary.N, Q = p.support.Q;
+    Measured m;
+    for (long long d = p.log10_T_min; d <= p.run_max(context.budget); ++d) {
       const long long T = std::llround(std::pow(10.0, static_cast<double>(d)));
-      require_sparsity(Q, T);
       // Index 0 for every T: the same P (drawn first from the stream), new supports.
       const sim::scb::Instance sim_inst = draw_instance(context, "escape", 0,
                                                         {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
-      const auto c_d = tscb::constants(to_theory<double>(sim_inst));
-      const double Td = static_cast<double>(T);
-      const double landing = tscb::landing_alpha(eta, c_d.rho_bar, eta_A_K_P);
-      require(c < landing, "c",
-              fmt::format("must be below the landing point alpha* = (eta rho_bar/(eta_A K_P))^(1/4) = {:.4g} at T = {} "
-                          "(the trajectory may never reach c otherwise)",
-                          landing, T));
-      const double eta_A = eta_A_K_P / c_d.K_P;
       const auto inst_d = to_theory<double>(sim_inst);
+      const auto c_d = tscb::constants(inst_d);
+      const double eta_A = p.eta_A_K_P / c_d.K_P;
       sim::scb::LinearModel model = sim::scb::initial_model(sim_inst);
       long long t = 0;
-      const long long max_steps = 100000;
-      while (reduce_model(inst_d, model).alpha < c) {
+      while (reduce_model(inst_d, model).alpha < p.c) {
         if (++t > max_steps) throw std::runtime_error("scb.escape_time_log_T: no escape within 1e5 steps");
-        sim::scb::population_stage1_step(model, sim_inst, eta, eta_A);
+        sim::scb::population_stage1_step(model, sim_inst, p.eta, eta_A);
       }
-      double r = tscb::growth_rate(eta, c_d.rho_bar, eta_A_K_P);
-      double T_eff = Td;
-      if (context.mutant_is("eigenvalue_not_square_root")) r = eta * c_d.rho_bar * eta_A_K_P;
-      if (context.mutant_is("drift_half")) T_eff = 2 * Td;
-      const double linear = std::log(2 * c * T_eff * r / eta) / std::log1p(r);
-      const auto discrete = tscb::escape_delay_discrete(c, eta, c_d.rho_bar, eta_A_K_P);
-      const double delay = discrete.delay;
-      const double r_true = tscb::growth_rate(eta, c_d.rho_bar, eta_A_K_P);
-      const double slack = 2 * eta * (1 + r_true) / (r_true * Td * std::log1p(r_true) * (1 - c * c / (landing * landing)));
-      points.push_back({Td, std::log(Td), static_cast<double>(t), linear, delay, r_true, landing, slack, discrete.phase_error});
+      m.points.push_back({static_cast<double>(T), c_d.rho_bar, static_cast<double>(t)});
     }
+    return m;
+  }
 
+  Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
+    const double eta = p.eta, b = p.eta_A_K_P, c = p.c;
+    Predicted predicted;
+    for (const Escape& e : m.points) {
+      Point point;
+      point.r = tscb::growth_rate(eta, e.rho_bar, b);
+      point.landing = tscb::landing_alpha(eta, e.rho_bar, b);
+      const double r = s.growth_factor * (s.square_root ? point.r : eta * e.rho_bar * b);
+      point.linear = std::log(2 * c * e.T / s.drift * r / eta) / std::log1p(r);
+      const auto discrete = tscb::escape_delay_discrete(c, eta, e.rho_bar, b);
+      point.delay = discrete.delay;
+      point.phase = discrete.phase_error;
+      point.slack = 2 * eta * (1 + point.r) /
+                    (point.r * e.T * std::log1p(point.r) * (1 - c * c / (point.landing * point.landing)));
+      predicted.points.push_back(point);
+    }
+    return predicted;
+  }
+
+  Verdict compare(const Params& p, const Measured& m, const Predicted& t, const RunContext&) const override {
     Verdict verdict;
-    for (const Point& p : points) {
-      verdict.comparisons.push_back(compare(
-          fmt::format("t_esc(T = {:g})", p.T),
-          {p.linear + p.delay + 0.5, 1e-12, "closed form in double"},
-          {p.escape, 0.0, "deterministic (an integer step count)"},
-          {0.5 + p.phase + p.slack,
+    const std::vector<Point>& points = t.points;
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      const Point& q = points[j];
+      verdict.comparisons.push_back(checks::compare(
+          fmt::format("t_esc(T = {:g})", m.points[j].T), {q.linear + q.delay + 0.5, 1e-12, "closed form in double"},
+          measured_exactly(m.points[j].steps, 0.0, "an integer step count"),
+          {0.5 + q.phase + q.slack,
            fmt::format("1/2 (integer first passage: t_lin + delta + U, U in [0,1)) + {:.3g} (phase error of the "
                        "discrete delay delta) + Delta(T) = {:.2g} (dropped -alpha/T drift)",
-                       p.phase, p.slack)},
+                       q.phase, q.slack)},
           {2.0, "2 steps: halving the drift delays the escape by ln 2/ln(1+r) >= 2 steps for r <= 0.41"}));
     }
     for (std::size_t j = 0; j + 1 < points.size(); ++j) {
       const Point &a = points[j], &b = points[j + 1];
       const double predicted = (b.linear + b.delay) - (a.linear + a.delay);
-      verdict.comparisons.push_back(compare(
-          fmt::format("t_esc({:g}) - t_esc({:g})", b.T, a.T), {predicted, 1e-12, "closed form in double"},
-          {b.escape - a.escape, 0.0, "deterministic (integer step counts)"},
+      verdict.comparisons.push_back(checks::compare(
+          fmt::format("t_esc({:g}) - t_esc({:g})", m.points[j + 1].T, m.points[j].T),
+          {predicted, 1e-12, "closed form in double"},
+          measured_exactly(m.points[j + 1].steps - m.points[j].steps, 0.0, "integer step counts"),
           {1 + a.slack + b.slack + a.phase + b.phase,
            "1 (difference of two integer roundings) + Delta(T) + Delta(10T) (dropped -alpha/T drift) + the phase "
            "errors of both delays"},
           {0.3 * predicted, "0.3 x the predicted steps per decade: a wrong growth rate changes them by far more"}));
     }
     std::vector<double> log_T, escape, predicted;
-    for (const Point& p : points) {
-      log_T.push_back(p.log_T);
-      escape.push_back(p.escape);
-      predicted.push_back(p.linear + p.delay);
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      log_T.push_back(std::log(m.points[j].T));
+      escape.push_back(m.points[j].steps);
+      predicted.push_back(points[j].linear + points[j].delay);
     }
-    const double mean_log = [&] {
-      double s = 0;
-      for (double l : log_T) s += l;
-      return s / static_cast<double>(log_T.size());
-    }();
+    double mean_log = 0;
+    for (double l : log_T) mean_log += l;
+    mean_log /= static_cast<double>(log_T.size());
     double sxx = 0, positive = 0, weighted_slack = 0;
     for (std::size_t j = 0; j < points.size(); ++j) {
       const double dev = log_T[j] - mean_log;
@@ -157,58 +231,59 @@ class EscapeTimeLogT final : public Claim {
       weighted_slack += std::abs(dev) * (points[j].slack + points[j].phase);
     }
     const double slope_theory = least_squares_slope(log_T, predicted);
-    verdict.comparisons.push_back(compare(
+    verdict.comparisons.push_back(checks::compare(
         "least-squares slope of t_esc against ln T", {slope_theory, 1e-12, "closed form in double"},
-        {least_squares_slope(log_T, escape), 0.0, "deterministic"},
+        measured_exactly(least_squares_slope(log_T, escape)),
         {(positive + weighted_slack) / sxx,
          "largest slope integer rounding can fake, sum_{l_i > mean}(l_i - mean)/sum (l_i - mean)^2, plus the "
          "Delta(T) and phase-error terms weighted alike"},
         {0.25 * slope_theory, "0.25 x the predicted slope: the wrong-eigenvalue slope 1/ln(1 + r^2) differs by far more"}));
 
     Plot plot{"escape_time", "Escape time against ln T", "ln T", "steps to alpha >= c", false, false, {}};
-    Curve theory_line{"t_lin + delta + 1/2 (theory)", Curve::Style::line, {}, {}, {}, {}};
-    Curve spec_line{"ln(2cT)/ln(1 + sqrt(eta rho_bar eta_A K_P)) (statement)", Curve::Style::line, {}, {}, {}, {}};
-    Curve measured{"full-matrix population GD", Curve::Style::points, {}, {}, {}, {}};
-    for (const Point& p : points) {
-      theory_line.x.push_back(p.log_T);
-      theory_line.y.push_back(p.linear + p.delay + 0.5);
-      spec_line.x.push_back(p.log_T);
-      spec_line.y.push_back(std::log(2 * c * p.T) / std::log1p(p.r));
-      measured.x.push_back(p.log_T);
-      measured.y.push_back(p.escape);
+    Curve theory_line = Curve::line("t_lin + delta + 1/2 (theory)");
+    Curve spec_line = Curve::line("ln(2cT)/ln(1 + sqrt(eta rho_bar eta_A K_P)) (statement)");
+    Curve measured = Curve::points("full-matrix population GD");
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      theory_line.add(log_T[j], points[j].linear + points[j].delay + 0.5);
+      spec_line.add(log_T[j], tscb::escape_time_prediction(p.c.value(), m.points[j].T, p.eta.value(),
+                                                           m.points[j].rho_bar, p.eta_A_K_P.value()));
+      measured.add(log_T[j], m.points[j].steps);
     }
-    plot.curves = {theory_line, spec_line, measured};
+    plot.add(std::move(theory_line)).add(std::move(spec_line)).add(std::move(measured));
     verdict.plots.push_back(std::move(plot));
     verdict.notes.push_back(fmt::format(
-        "r = {:.4g}, alpha* = {:.4g}, nonlinear delay delta = {:.3g} steps at T = {:g}; predicted slope 1/ln(1+r) = {:.4g}.",
-        points.front().r, points.front().landing, points.front().delay, points.front().T, 1 / std::log1p(points.back().r)));
+        "r = {:.4g}, alpha* = {:.4g}, nonlinear delay delta = {:.3g} steps at T = {:g} (the logistic-flow estimate "
+        "escape_nonlinear_delay gives {:.3g}); predicted slope 1/ln(1+r) = {:.4g}.",
+        points.front().r, points.front().landing, points.front().delay, m.points.front().T,
+        tscb::escape_nonlinear_delay(p.c.value(), p.eta.value(), m.points.front().rho_bar, p.eta_A_K_P.value()),
+        1 / std::log1p(points.back().r)));
     return verdict;
   }
 
  private:
-  ClaimInfo info_{
-      .id = "scb.escape_time_log_T",
-      .family = "scb",
-      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
-      .source = "specs/scb.md §4.3 (Escape time), §8 claim 5",
-      .tag = Provenance::derived,
-      .statement = "From zero correlation, population GD needs ln(2cT)/ln(1 + sqrt(eta rho_bar eta_A K_P)) + O(1) "
-                   "steps for alpha to reach c: stage 1 lasts O(log T) steps in the population.",
-      .latex = R"(t_{esc}(c) = \frac{\ln(2cT)}{\ln\bigl(1+\sqrt{\eta\bar\rho\,\eta_AK_P}\bigr)} + O(1))",
-      .simulation = "sim::scb full-matrix population GD in double from V = mu 1^T, a = 1/T, for T = 10^d.",
-      .params =
-          {
-              {"N", 3, 2, 20, true, false, "vocabulary size"},
-              {"Q", 2, 1, 20, true, false, "support size of q^(k), <= T/4 for every T"},
-              {"eta", 0.5, 0, 0.6, false, true, "V step size"},
-              {"eta_A_K_P", 0.5, 0, 1, false, true, "attention step size times K_P"},
-              {"c", 0.5, 0, 1, false, true, "escape level of alpha, below the landing point alpha*"},
-              {"log10_T_min", 2, 1, 6, true, false, "smallest T = 10^log10_T_min"},
-              {"log10_T_max", 6, 3, 7, true, false, "largest T (at the smoke budget at most 100 T_min)"},
-          },
-      .mutants = {{"eigenvalue_not_square_root", "growth factor 1 + eta rho_bar eta_A K_P instead of 1 + sqrt(.)"},
-                  {"drift_half", "drift 1/(2T) instead of 1/T"}},
-  };
+  static ClaimInfo claim_info() {
+    return {
+        .id = "scb.escape_time_log_T",
+        .family = "scb",
+        .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
+        .source = "specs/scb.md §4.3 (Escape time), §8 claim 5",
+        .tag = Provenance::derived,
+        .statement = "From zero correlation, population GD needs ln(2cT)/ln(1 + sqrt(eta rho_bar eta_A K_P)) + O(1) "
+                     "steps for alpha to reach c: stage 1 lasts O(log T) steps in the population.",
+        .latex = R"(t_{esc}(c) = \frac{\ln(2cT)}{\ln\bigl(1+\sqrt{\eta\bar\rho\,\eta_AK_P}\bigr)} + O(1))",
+        .simulation = "sim::scb full-matrix population GD in double from V = mu 1^T, a = 1/T, for T = 10^d.",
+    };
+  }
+
+  static std::vector<MutantSpec> mutants() {
+    return {
+        {"eigenvalue_not_square_root", "growth factor 1 + eta rho_bar eta_A K_P instead of 1 + sqrt(.)",
+         [](Settings& s) { s.square_root = false; }},
+        {"drift_half", "drift 1/(2T) instead of 1/T", [](Settings& s) { s.drift = 0.5; }},
+        {"growth_rate_5_percent", "growth rate r 5% too large in the linear escape time",
+         [](Settings& s) { s.growth_factor = 1.05; }},
+    };
+  }
 };
 
 }  // namespace

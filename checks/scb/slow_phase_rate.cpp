@@ -17,8 +17,15 @@
 //      value at α = 1 over |1 − α| ≤ window_start (computed exactly);
 //   3. the slow manifold's O(ε/(a + b)) relative correction and the fast mode, which contracts by
 //      |1 − a − b| per step: 2ε/(a + b) + |1 − a − b|^{t1}/(|1 − α_{t1}|(t2 − t1)).
-// Numerical: double rounding of |1 − α| (≥ 1e-3 ≫ 1e-13) is negligible; 1e-12 relative allowed.
-// Mutant: no_rate_factor: rate η/T, without η_AK_P/(ηρ̄ + η_AK_P).
+//   (a + b < 1.6 for every valid point: ρ̄ < 1, η ≤ 0.6, η_AK_P ≤ 1, so the fast mode is stable.)
+// Numerical: double rounding of |1 − α| (≥ 1e-9 ≫ 1e-13 relative steps) is negligible; 1e-12
+// relative allowed.
+// Cost: about (T/η)((ηρ̄ + η_AK_P)/η_AK_P) ln(1/window_end) steps of O(N T) each; a point whose
+// bound (with ρ̄ ≤ 1) exceeds the budget's work is refused up front (exit 2 naming T).
+// Mutants (edits of Settings): no_rate_factor (rate η/T, without η_AK_P/(ηρ̄ + η_AK_P)) and the
+// small rate_5_percent (the rate × 1.05).
+// Resolution: `resolution` × the rate (10% at the defaults); the tolerance at the defaults is a
+// few per cent of the rate, below the 5% mutant.
 
 #include <fmt/format.h>
 
@@ -27,10 +34,13 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/checks/claim_shape.hpp"
+#include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/phases.hpp"
+#include "params.hpp"
 #include "theory_instance.hpp"
 
 namespace dyncheck::checks::scb {
@@ -38,23 +48,76 @@ namespace {
 
 namespace tscb = theory::scb;
 
-class SlowPhaseRate final : public Claim {
- public:
-  const ClaimInfo& info() const override { return info_; }
+struct Params : ParamSet {
+  Vocabulary vocabulary{this};
+  Int T{this, "T", 200, closed(8, 5000), "context length (at the smoke budget at most 60)", Scale::log};
+  Support support{this};
+  StepSizes steps{this, 0.5, 0.6, 0.5};
+  Real window_start{this, "window_start", 0.01, closed(1e-6, 0.1), "rate measured from |1 - alpha| < window_start",
+                    Scale::log};
+  Real window_end{this, "window_end", 0.001, closed(1e-9, 0.05),
+                  "... to |1 - alpha| < window_end; below window_start / 2", Scale::log};
+  Real resolution{this, "resolution", 0.1, closed(1e-4, 0.5), "detectable relative error of the rate"};
 
-  Verdict run(const RunContext& context) const override {
-    const long long N = context.params.get_int("N"), Q = context.params.get_int("Q");
-    const long long T = context.budget.level == BudgetLevel::smoke ? std::min(context.params.get_int("T"), 60LL)
-                                                                    : context.params.get_int("T");
-    require_sparsity(Q, T);
-    const double eta = context.params.get("eta"), eta_A_K_P = context.params.get("eta_A_K_P");
-    const double w_start = context.params.get("window_start"), w_end = context.params.get("window_end");
-    require(w_end < w_start, "window_end", "must be below window_start");
-    const double resolution = context.params.get("resolution");
+  long long run_T(const Budget& budget) const {
+    return budget.level == BudgetLevel::smoke ? std::min(T.value(), 60LL) : T.value();
+  }
+
+  /// Upper bound on the GD steps: escape and landing (< 1e4 here) plus the slow phase at rho_bar <= 1.
+  double step_bound(const Budget& budget) const {
+    const double Td = static_cast<double>(run_T(budget));
+    const double a = steps.eta, b = steps.eta_A_K_P;
+    return 1e4 + Td / a * (a + b) / b * std::log(2 / window_end);
+  }
+
+  void check(const Budget& budget) const override {
+    require(window_end <= window_start / 2, "window_end",
+            fmt::format("must be at most window_start / 2 = {:g}", window_start / 2));
+    require_sparsity(support.Q, run_T(budget));
+    const double work = step_bound(budget) * static_cast<double>(vocabulary.N * (run_T(budget) + vocabulary.N)) *
+                        static_cast<double>(budget.pick<std::size_t>(1, 2, 6));
+    const double limit = budget.pick(1e8, 2e10, 2e11);
+    require(work <= limit, "T",
+            fmt::format("with eta = {:g}, eta_A_K_P = {:g}, window_end = {:g}, N = {}: the slow phase needs up to {:.3g} "
+                        "steps of O(N T) work, {:.3g} in all, above the budget's {:.3g} (lower T or window_end, or "
+                        "raise eta)",
+                        steps.eta.value(), steps.eta_A_K_P.value(), window_end.value(), vocabulary.N.value(),
+                        step_bound(budget), work, limit));
+  }
+};
+
+struct Settings {
+  double rate_factor = 1.0;       ///< multiplies the predicted rate
+  bool attention_factor = true;  ///< the factor eta_A K_P/(eta rho_bar + eta_A K_P)
+};
+
+struct Slow {
+  double rho_bar = 0, gap1 = 0, gap2 = 0, rate = 0;
+  long long t1 = -1, t2 = -1;
+  std::vector<double> path_t, path_gap;
+};
+
+struct Measured {
+  long long T = 0;
+  std::vector<Slow> instances;
+};
+
+struct Predicted {
+  std::vector<double> rate;
+};
+
+class SlowPhaseRate final : public ClaimShape<Params, Settings, Measured, Predicted> {
+ public:
+  SlowPhaseRate() : ClaimShape(claim_info(), mutants()) {}
+
+ protected:
+  Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
+    Measured m;
+    m.T = p.run_T(context.budget);
+    const long long N = p.vocabulary.N, T = m.T, Q = p.support.Q;
+    const double eta = p.steps.eta, eta_A_K_P = p.steps.eta_A_K_P;
     const std::size_t instances = context.budget.pick<std::size_t>(1, 2, 6);
-    const double Td = static_cast<double>(T);
-    Verdict verdict;
-    Plot plot{"slow_phase", "Slow phase: |1 - alpha| against steps", "step", "|1 - alpha|", false, true, {}};
+    const auto max_steps = static_cast<long long>(2 * p.step_bound(context.budget));
     for (std::size_t i = 0; i < instances; ++i) {
       // Instance 0 has q uniform on its support (rho_k = 1/Q - 1/T); the others Dirichlet(1) weights, so
       // that rho_bar, on which the symmetric dynamics depends, varies across instances.
@@ -63,59 +126,83 @@ class SlowPhaseRate final : public Claim {
       const sim::scb::Instance sim_inst = draw_instance(context, "slow", i, options);
       const auto inst_d = to_theory<double>(sim_inst);
       const auto c_d = tscb::constants(inst_d);
-      const double a = eta * c_d.rho_bar, b = eta_A_K_P, eps = eta / Td;
-      require(a + b < 2, "eta_A_K_P", "must keep eta rho_bar + eta_A K_P < 2 (stability of the fast mode at (1, 1))");
       sim::scb::LinearModel model = sim::scb::initial_model(sim_inst);
-      long long t = 0, t1 = -1, t2 = -1;
-      double gap1 = 0, gap2 = 0;
-      Curve path{fmt::format("instance {}: full-matrix GD", i), Curve::Style::points, {}, {}, {}, {}};
-      const long long max_steps = 50'000'000;
-      while (t2 < 0) {
-        if (++t > max_steps) throw std::runtime_error("scb.slow_phase_rate: window not reached within 5e7 steps");
+      Slow s;
+      s.rho_bar = c_d.rho_bar;
+      long long t = 0;
+      while (s.t2 < 0) {
+        if (++t > max_steps) {
+          throw std::runtime_error(fmt::format("scb.slow_phase_rate: window not reached within {} steps", max_steps));
+        }
         sim::scb::population_stage1_step(model, sim_inst, eta, eta_A_K_P / c_d.K_P);
         const double gap = std::abs(1 - reduce_model(inst_d, model).alpha);
-        if (t1 < 0 && gap < w_start) {
-          t1 = t;
-          gap1 = gap;
+        if (s.t1 < 0 && gap < p.window_start) {
+          s.t1 = t;
+          s.gap1 = gap;
         }
-        if (t1 >= 0 && gap < w_end) {
-          t2 = t;
-          gap2 = gap;
+        if (s.t1 >= 0 && gap < p.window_end) {
+          s.t2 = t;
+          s.gap2 = gap;
         }
         if (i == 0 && (t % 25 == 0)) {
-          path.x.push_back(static_cast<double>(t));
-          path.y.push_back(gap);
+          s.path_t.push_back(static_cast<double>(t));
+          s.path_gap.push_back(gap);
         }
       }
-      const double measured = std::log(gap1 / gap2) / static_cast<double>(t2 - t1);
-      const double leading = tscb::slow_phase_rate(eta, Td, c_d.rho_bar, eta_A_K_P);
-      const double theory_value = context.mutant_is("no_rate_factor") ? eta / Td : leading;
-      const double exact = tscb::slow_phase_gd_rate(eta, Td, c_d.rho_bar, eta_A_K_P);
+      s.rate = std::log(s.gap1 / s.gap2) / static_cast<double>(s.t2 - s.t1);
+      m.instances.push_back(std::move(s));
+    }
+    return m;
+  }
+
+  Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
+    Predicted predicted;
+    const double Td = static_cast<double>(m.T);
+    for (const Slow& slow : m.instances) {
+      const double rate = s.attention_factor ? tscb::slow_phase_rate(p.steps.eta.value(), Td, slow.rho_bar,
+                                                                     p.steps.eta_A_K_P.value())
+                                             : p.steps.eta / Td;
+      predicted.rate.push_back(s.rate_factor * rate);
+    }
+    return predicted;
+  }
+
+  Verdict compare(const Params& p, const Measured& m, const Predicted& t, const RunContext&) const override {
+    const double eta = p.steps.eta, eta_A_K_P = p.steps.eta_A_K_P, w_start = p.window_start, w_end = p.window_end;
+    const double Td = static_cast<double>(m.T), eps = eta / Td;
+    Verdict verdict;
+    Plot plot{"slow_phase", "Slow phase: |1 - alpha| against steps", "step", "|1 - alpha|", false, true, {}};
+    for (std::size_t i = 0; i < m.instances.size(); ++i) {
+      const Slow& s = m.instances[i];
+      const double a = eta * s.rho_bar, b = eta_A_K_P;
+      const double leading = tscb::slow_phase_rate(eta, Td, s.rho_bar, eta_A_K_P);
+      const double exact = tscb::slow_phase_gd_rate(eta, Td, s.rho_bar, eta_A_K_P);
       auto shape = [&](double x) { return x * x * x * x / (a + b * x * x * x * x) * (a + b); };
       const double manifold = std::max(std::abs(shape(1 - w_start) - 1), std::abs(shape(1 + w_start) - 1)) * leading;
-      const double fast = std::pow(std::abs(1 - a - b), static_cast<double>(t1)) / (gap1 * static_cast<double>(t2 - t1));
+      const double fast = std::pow(std::abs(1 - a - b), static_cast<double>(s.t1)) / (s.gap1 * static_cast<double>(s.t2 - s.t1));
       const double correction = 2 * eps / (a + b) * leading;
-      verdict.comparisons.push_back(compare(
+      verdict.comparisons.push_back(checks::compare(
           fmt::format("instance {}: -d ln|1 - alpha|/dt for |1 - alpha| from {:g} to {:g} (steps {}..{})", i, w_start,
-                      w_end, t1, t2),
-          {theory_value, 1e-12 * leading, "closed form in double"},
-          {measured, 0.0, "deterministic", 1e-12 * leading, "double rounding of |1 - alpha| >= window_end"},
+                      w_end, s.t1, s.t2),
+          {t.rate[i], 1e-12 * leading, "closed form in double"},
+          measured_exactly(s.rate, 1e-12 * leading, "double rounding of |1 - alpha| >= window_end"),
           {std::abs(exact - leading) + manifold + correction + fast,
            fmt::format("|exact linearised GD rate - leading term| = {:.2g}; slow-manifold shape over the window = {:.2g}; "
                        "manifold correction 2 eps/(a+b) = {:.2g} and fast mode {:.2g} (relative to the rate {:.4g})",
                        std::abs(exact - leading) / leading, manifold / leading, correction / leading, fast / leading,
                        leading)},
-          {resolution * leading, fmt::format("{:g} x the predicted rate", resolution)}));
+          {p.resolution * leading, fmt::format("{:g} x the predicted rate", p.resolution.value())}));
       if (i == 0) {
-        Curve line{"slope of the predicted rate through the window start", Curve::Style::line, {}, {}, {}, {}};
-        for (long long s = t1; s <= t2; s += std::max(1LL, (t2 - t1) / 20)) {
-          line.x.push_back(static_cast<double>(s));
-          line.y.push_back(gap1 * std::exp(-leading * static_cast<double>(s - t1)));
+        Curve path = Curve::points("instance 0: full-matrix GD");
+        for (std::size_t k = 0; k < s.path_t.size(); ++k) path.add(s.path_t[k], s.path_gap[k]);
+        Curve line = Curve::line("slope of the predicted rate through the window start");
+        for (long long step = s.t1; step <= s.t2; step += std::max(1LL, (s.t2 - s.t1) / 20)) {
+          line.add(static_cast<double>(step), s.gap1 * std::exp(-leading * static_cast<double>(step - s.t1)));
         }
-        plot.curves = {path, line};
+        plot.add(std::move(path)).add(std::move(line));
         verdict.notes.push_back(fmt::format("Instance 0: rho_bar = {:.4g}, eta/T = {:.3g}; predicted rate {:.5g}, "
                                             "measured {:.5g}; {} steps to |1 - alpha| < {:g}.",
-                                            c_d.rho_bar, eps, leading, measured, t2, w_end));
+                                            s.rho_bar, eps, leading, s.rate, s.t2, w_end));
       }
     }
     verdict.plots.push_back(std::move(plot));
@@ -123,29 +210,27 @@ class SlowPhaseRate final : public Claim {
   }
 
  private:
-  ClaimInfo info_{
-      .id = "scb.slow_phase_rate",
-      .family = "scb",
-      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
-      .source = "specs/scb.md §4.3 (Slow phase), §8 claim 7",
-      .tag = Provenance::derived,
-      .statement = "Along alpha beta = 1 the 1/T drift alone moves the state to (1, 1) at the rate "
-                   "-d ln|1 - alpha|/dt = (eta/T) eta_A K_P/(eta rho_bar + eta_A K_P): O(T/eta) steps.",
-      .latex = R"(-\frac{d\ln|1-\alpha|}{dt} = \frac{\eta}{T}\,\frac{\eta_AK_P}{\eta\bar\rho + \eta_AK_P})",
-      .simulation = "sim::scb full-matrix population GD in double from V = mu 1^T, a = 1/T through the slow phase.",
-      .params =
-          {
-              {"N", 3, 2, 20, true, false, "vocabulary size"},
-              {"T", 200, 8, 5000, true, false, "context length (at the smoke budget at most 60)"},
-              {"Q", 2, 1, 20, true, false, "support size of q^(k), <= T/4"},
-              {"eta", 0.5, 0, 0.6, false, true, "V step size"},
-              {"eta_A_K_P", 0.5, 0, 1, false, true, "attention step size times K_P"},
-              {"window_start", 0.01, 1e-6, 0.1, false, true, "rate measured from |1 - alpha| < window_start"},
-              {"window_end", 0.001, 1e-9, 0.05, false, true, "... to |1 - alpha| < window_end"},
-              {"resolution", 0.1, 1e-4, 0.5, false, false, "detectable relative error of the rate"},
-          },
-      .mutants = {{"no_rate_factor", "rate eta/T, without the factor eta_A K_P/(eta rho_bar + eta_A K_P)"}},
-  };
+  static ClaimInfo claim_info() {
+    return {
+        .id = "scb.slow_phase_rate",
+        .family = "scb",
+        .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
+        .source = "specs/scb.md §4.3 (Slow phase), §8 claim 7",
+        .tag = Provenance::derived,
+        .statement = "Along alpha beta = 1 the 1/T drift alone moves the state to (1, 1) at the rate "
+                     "-d ln|1 - alpha|/dt = (eta/T) eta_A K_P/(eta rho_bar + eta_A K_P): O(T/eta) steps.",
+        .latex = R"(-\frac{d\ln|1-\alpha|}{dt} = \frac{\eta}{T}\,\frac{\eta_AK_P}{\eta\bar\rho + \eta_AK_P})",
+        .simulation = "sim::scb full-matrix population GD in double from V = mu 1^T, a = 1/T through the slow phase.",
+    };
+  }
+
+  static std::vector<MutantSpec> mutants() {
+    return {
+        {"no_rate_factor", "rate eta/T, without the factor eta_A K_P/(eta rho_bar + eta_A K_P)",
+         [](Settings& s) { s.attention_factor = false; }},
+        {"rate_5_percent", "the predicted rate times 1.05", [](Settings& s) { s.rate_factor = 1.05; }},
+    };
+  }
 };
 
 }  // namespace

@@ -18,8 +18,17 @@
 //   crossing (factor 2 for the second order); computed from the theory trajectory, not the run;
 //   scratch: bias = 1 (two roundings) + the delay's phase errors + Δ(T_min) + Δ(T_max) (as in
 //   scb.escape_time_log_T).
-// Mutant: count_grows_with_log_T: the transfer count of T_min plus ln(T/T_min)/ln(1+r) (a stage 1
-// that transfer did not skip).
+// Valid region (checked up front, exit 2): log10_T_max ≥ log10_T_min + 1 (so log10_T_min ≤ 5),
+// Q ≤ 10^log10_T_min / 4, the escape from scratch within 5e4 steps (ρ̄ = 1/Q − 1/T is known before
+// any draw: q is uniform on its support) and the total work within the budget. A tiny alpha0 makes
+// the finite-T shift bound large: that comparison is then INCONCLUSIVE with its reason.
+// Mutants (edits of Settings): count_grows_with_log_T: the transfer count of T_min plus
+// ln(T/T_min)/ln(1+r) (a stage 1 that transfer did not skip); and the small growth_rate_8_percent:
+// the scratch escape's growth rate r 8% too large (about 8% fewer steps per decade: 1.8 steps over
+// T = 10^2..10^5 at the defaults, against a tolerance of about 1.1).
+// Resolution: half a decade's growth for each transfer count; 0.3 x the predicted growth for the
+// scratch difference (its tolerance, about one step, is the smallest error it detects: a growth rate
+// off by about 5% at the defaults).
 
 #include <fmt/format.h>
 
@@ -29,17 +38,22 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/checks/claim_shape.hpp"
+#include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/phases.hpp"
 #include "dyncheck/theory/scb/symmetric_2d.hpp"
+#include "params.hpp"
 #include "theory_instance.hpp"
 
 namespace dyncheck::checks::scb {
 namespace {
 
 namespace tscb = theory::scb;
+
+constexpr long long max_steps = 100000;
 
 /// Steps of full-matrix GD until alpha beta >= threshold, from V = mu 1^T + alpha0 (P - mu 1^T), a = 1/T.
 long long simulated_steps(const sim::scb::Instance& sim_inst, const tscb::Instance<double>& inst_d, double K_P,
@@ -50,7 +64,7 @@ long long simulated_steps(const sim::scb::Instance& sim_inst, const tscb::Instan
   while (true) {
     const auto state = reduce_model(inst_d, model);
     if (state.alpha * state.beta.mean() >= threshold) return t;
-    if (++t > 100000) throw std::runtime_error("scb.transfer_skips_stage_one: threshold not reached in 1e5 steps");
+    if (++t > max_steps) throw std::runtime_error("scb.transfer_skips_stage_one: threshold not reached in 1e5 steps");
     sim::scb::population_stage1_step(model, sim_inst, eta, eta_A_K_P / K_P);
   }
 }
@@ -86,109 +100,179 @@ TransferPrediction transfer_prediction(double threshold, double eta, double rho_
   return {*steps, 2 * product_error / increment};
 }
 
-class TransferSkipsStageOne final : public Claim {
+struct Params : ParamSet {
+  Vocabulary vocabulary{this};
+  Support support{this, "support size of q^(k), <= T/4 for every T (so <= 10^log10_T_min / 4)"};
+  StepSizes steps{this, 0.5, 0.6, 0.5};
+  Real threshold{this, "threshold", 0.5, closed(0.05, 0.9), "target product alpha beta"};
+  Real alpha0_small{this, "alpha0_small", 0.1, open_closed(0, 1), "smaller pretrained correlation", Scale::log};
+  Real alpha0_large{this, "alpha0_large", 0.3, open_closed(0, 1), "larger pretrained correlation", Scale::log};
+  Int log10_T_min{this, "log10_T_min", 2, closed(1, 5), "smallest T = 10^log10_T_min; at most log10_T_max - 1"};
+  Int log10_T_max{this, "log10_T_max", 5, closed(2, 6),
+                  "largest T; at least log10_T_min + 1 (at the smoke budget at most 10 T_min)"};
+
+  long long run_max(const Budget& budget) const {
+    return budget.level == BudgetLevel::smoke ? std::min(log10_T_max.value(), log10_T_min + 1) : log10_T_max.value();
+  }
+
+  void check(const Budget& budget) const override {
+    require(log10_T_max >= log10_T_min + 1, "log10_T_max",
+            fmt::format("must be >= log10_T_min + 1 = {}", log10_T_min + 1));
+    require_sparsity(support.Q, std::llround(std::pow(10.0, static_cast<double>(log10_T_min.value()))));
+    double work = 0;
+    for (long long d = log10_T_min; d <= run_max(budget); ++d) {
+      const double T = std::pow(10.0, static_cast<double>(d));
+      const double rho_bar = 1.0 / static_cast<double>(support.Q.value()) - 1.0 / T;
+      const double r = tscb::growth_rate(steps.eta.value(), rho_bar, steps.eta_A_K_P.value());
+      const double escape = 2 * std::log(2 * T + 1) / std::log1p(r) + 10;
+      require(escape <= static_cast<double>(max_steps) / 2, "eta",
+              fmt::format("times eta_A_K_P must make the escape from scratch at T = {:g}, about 2 ln(2T)/ln(1 + r) = "
+                          "{:.3g} steps, at most {} (r = sqrt(eta rho_bar eta_A K_P) = {:.3g})",
+                          T, escape, max_steps / 2, r));
+      work += 3 * escape * static_cast<double>(vocabulary.N) * (T + static_cast<double>(vocabulary.N));
+    }
+    const double limit = budget.pick(1e8, 2e10, 2e11);
+    require(work <= limit, "log10_T_max",
+            fmt::format("with N = {}: the runs need about {:.3g} operations, above the budget's {:.3g}",
+                        vocabulary.N.value(), work, limit));
+  }
+};
+
+struct Settings {
+  bool transfer_grows = false;  ///< the transfer count grows like ln T / ln(1 + r) (a stage 1 not skipped)
+  double growth_factor = 1.0;   ///< multiplies r in the scratch escape's linear time
+};
+
+struct Row {
+  double T = 0, rho_bar = 0, K_P = 0;
+  std::vector<long long> transfer;
+  long long scratch = 0;
+};
+
+struct Measured {
+  std::vector<double> alpha0s;
+  std::vector<Row> rows;
+};
+
+struct RowPrediction {
+  double rho_bar_inf = 0, r = 0, scratch_linear = 0, scratch_delay = 0, phase = 0, slack = 0;
+  std::vector<TransferPrediction> transfer;
+  std::vector<double> transfer_value;
+};
+
+struct Predicted {
+  std::vector<RowPrediction> rows;
+};
+
+class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured, Predicted> {
  public:
-  const ClaimInfo& info() const override { return info_; }
+  TransferSkipsStageOne() : ClaimShape(claim_info(), mutants()) {}
 
-  Verdict run(const RunContext& context) const override {
-    const long long N = context.params.get_int("N"), Q = context.params.get_int("Q");
-    const double eta = context.params.get("eta"), b = context.params.get("eta_A_K_P");
-    const double threshold = context.params.get("threshold");
-    const std::vector<double> alpha0s{context.params.get("alpha0_small"), context.params.get("alpha0_large")};
-    const long long d_min = context.params.get_int("log10_T_min");
-    const long long d_max_param = context.params.get_int("log10_T_max");
-    require(d_max_param >= d_min + 1, "log10_T_max", "must be >= log10_T_min + 1");
-    const long long d_max = context.budget.level == BudgetLevel::smoke ? std::min(d_max_param, d_min + 1) : d_max_param;
-
-    struct Row {
-      double T;
-      std::vector<long long> transfer;
-      long long scratch;
-      double rho_bar, rho_bar_inf, r, scratch_linear, scratch_delay, phase, slack;
-      std::vector<TransferPrediction> predicted;
-    };
-    std::vector<Row> rows;
-    for (long long d = d_min; d <= d_max; ++d) {
+ protected:
+  Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
+    const long long N = p.vocabulary.N, Q = p.support.Q;
+    const double eta = p.steps.eta, b = p.steps.eta_A_K_P;
+    Measured m;
+    m.alpha0s = {p.alpha0_small, p.alpha0_large};
+    for (long long d = p.log10_T_min; d <= p.run_max(context.budget); ++d) {
       const long long T = std::llround(std::pow(10.0, static_cast<double>(d)));
-      require_sparsity(Q, T);
       const sim::scb::Instance sim_inst = draw_instance(context, "transfer", 0,
                                                         {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
       const auto inst_d = to_theory<double>(sim_inst);
       const auto c_d = tscb::constants(inst_d);
-      const double Td = static_cast<double>(T);
-      Row row{Td, {}, 0, c_d.rho_bar, c_d.rho_bar + 1 / Td, 0, 0, 0, 0, 0, {}};
-      for (double alpha0 : alpha0s) {
-        row.transfer.push_back(simulated_steps(sim_inst, inst_d, c_d.K_P, eta, b, alpha0, threshold));
-        row.predicted.push_back(transfer_prediction(threshold, eta, row.rho_bar_inf, b, alpha0, Td));
+      Row row;
+      row.T = static_cast<double>(T);
+      row.rho_bar = c_d.rho_bar;
+      row.K_P = c_d.K_P;
+      for (double alpha0 : m.alpha0s) {
+        row.transfer.push_back(simulated_steps(sim_inst, inst_d, c_d.K_P, eta, b, alpha0, p.threshold));
       }
-      row.scratch = simulated_steps(sim_inst, inst_d, c_d.K_P, eta, b, 0.0, threshold);
-      const double landing = tscb::landing_alpha(eta, c_d.rho_bar, b);
-      const double c = landing * std::sqrt(threshold);
-      row.r = tscb::growth_rate(eta, c_d.rho_bar, b);
-      row.scratch_linear = tscb::escape_time_linear(c, Td, eta, c_d.rho_bar, b);
-      const auto delay = tscb::escape_delay_discrete(c, eta, c_d.rho_bar, b);
-      row.scratch_delay = delay.delay;
-      row.phase = delay.phase_error;
-      row.slack = 2 * eta * (1 + row.r) / (row.r * Td * std::log1p(row.r) * (1 - threshold));
-      rows.push_back(std::move(row));
+      row.scratch = simulated_steps(sim_inst, inst_d, c_d.K_P, eta, b, 0.0, p.threshold);
+      m.rows.push_back(std::move(row));
     }
+    return m;
+  }
 
+  Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
+    const double eta = p.steps.eta, b = p.steps.eta_A_K_P, threshold = p.threshold;
+    Predicted predicted;
+    for (const Row& row : m.rows) {
+      RowPrediction q;
+      q.rho_bar_inf = row.rho_bar + 1 / row.T;
+      for (double alpha0 : m.alpha0s) q.transfer.push_back(transfer_prediction(threshold, eta, q.rho_bar_inf, b, alpha0, row.T));
+      const double landing = tscb::landing_alpha(eta, row.rho_bar, b);
+      const double c = landing * std::sqrt(threshold);
+      q.r = tscb::growth_rate(eta, row.rho_bar, b);
+      const double r = s.growth_factor * q.r;
+      q.scratch_linear = std::log(2 * c * row.T * r / eta) / std::log1p(r);
+      const auto delay = tscb::escape_delay_discrete(c, eta, row.rho_bar, b);
+      q.scratch_delay = delay.delay;
+      q.phase = delay.phase_error;
+      q.slack = 2 * eta * (1 + q.r) / (q.r * row.T * std::log1p(q.r) * (1 - threshold));
+      predicted.rows.push_back(std::move(q));
+    }
+    for (std::size_t k = 0; k < predicted.rows.size(); ++k) {
+      RowPrediction& q = predicted.rows[k];
+      for (std::size_t j = 0; j < m.alpha0s.size(); ++j) {
+        q.transfer_value.push_back(
+            s.transfer_grows ? static_cast<double>(predicted.rows.front().transfer[j].steps) +
+                                   std::log(m.rows[k].T / m.rows.front().T) / std::log1p(q.r)
+                             : static_cast<double>(q.transfer[j].steps));
+      }
+    }
+    return predicted;
+  }
+
+  Verdict compare(const Params& p, const Measured& m, const Predicted& t, const RunContext&) const override {
+    const double threshold = p.threshold;
     Verdict verdict;
-    for (std::size_t j = 0; j < alpha0s.size(); ++j) {
-      for (const Row& row : rows) {
-        const TransferPrediction& p = row.predicted[j];
-        double theory_value = static_cast<double>(p.steps);
-        if (context.mutant_is("count_grows_with_log_T")) {
-          theory_value = static_cast<double>(rows.front().predicted[j].steps) + std::log(row.T / rows.front().T) / std::log1p(row.r);
-        }
-        verdict.comparisons.push_back(compare(
-            fmt::format("transfer from alpha0 = {:g}: steps to alpha beta >= {:g} at T = {:g}", alpha0s[j], threshold, row.T),
-            {theory_value, 0.0, "T-independent count of the drift-free 2-D recurrence (an integer)"},
-            {static_cast<double>(row.transfer[j]), 0.0, "deterministic (an integer step count)"},
-            {1 + p.shift_bound, fmt::format("1 (integer count) + {:.2g} (first-order shift of the crossing by the 1/T "
-                                            "terms, x 2)",
-                                            p.shift_bound)},
-            {0.5 * std::log(10.0) / std::log1p(row.r),
+    for (std::size_t j = 0; j < m.alpha0s.size(); ++j) {
+      for (std::size_t k = 0; k < m.rows.size(); ++k) {
+        const Row& row = m.rows[k];
+        const RowPrediction& q = t.rows[k];
+        verdict.comparisons.push_back(checks::compare(
+            fmt::format("transfer from alpha0 = {:g}: steps to alpha beta >= {:g} at T = {:g}", m.alpha0s[j], threshold,
+                        row.T),
+            {q.transfer_value[j], 0.0, "T-independent count of the drift-free 2-D recurrence (an integer)"},
+            measured_exactly(static_cast<double>(row.transfer[j]), 0.0, "an integer step count"),
+            {1 + q.transfer[j].shift_bound,
+             fmt::format("1 (integer count) + {:.2g} (first-order shift of the crossing by the 1/T terms, x 2)",
+                         q.transfer[j].shift_bound)},
+            {0.5 * std::log(10.0) / std::log1p(q.r),
              "half a decade's growth ln 10 / (2 ln(1+r)): a count growing like ln T moves by that much per half decade"}));
       }
     }
-    const Row &first = rows.front(), &last = rows.back();
-    verdict.comparisons.push_back(compare(
+    const Row &first = m.rows.front(), &last = m.rows.back();
+    const RowPrediction &tf = t.rows.front(), &tl = t.rows.back();
+    verdict.comparisons.push_back(checks::compare(
         fmt::format("from scratch: steps(T = {:g}) - steps(T = {:g})", last.T, first.T),
-        {(last.scratch_linear + last.scratch_delay) - (first.scratch_linear + first.scratch_delay), 1e-12,
+        {(tl.scratch_linear + tl.scratch_delay) - (tf.scratch_linear + tf.scratch_delay), 1e-12,
          "closed form in double (escape to alpha* sqrt(threshold) on I_c = 0)"},
-        {static_cast<double>(last.scratch - first.scratch), 0.0, "deterministic (integer step counts)"},
-        {1 + first.phase + last.phase + first.slack + last.slack,
+        measured_exactly(static_cast<double>(last.scratch - first.scratch), 0.0, "integer step counts"),
+        {1 + tf.phase + tl.phase + tf.slack + tl.slack,
          "1 (two integer roundings) + phase errors of both delays + Delta(T) terms (see scb.escape_time_log_T)"},
-        {0.3 * std::log(last.T / first.T) / std::log1p(last.r), "0.3 x the predicted growth"}));
+        {0.3 * std::log(last.T / first.T) / std::log1p(tl.r), "0.3 x the predicted growth"}));
 
     Plot plot{"transfer", "Steps to alpha beta >= threshold: transfer vs from scratch", "log10 T", "steps", false, false, {}};
-    Curve scratch_points{"from scratch (full-matrix GD)", Curve::Style::points, {}, {}, {}, {}};
-    Curve scratch_line{"from scratch: t_lin + delay + 1/2 (theory)", Curve::Style::line, {}, {}, {}, {}};
+    Curve scratch_points = Curve::points("from scratch (full-matrix GD)");
+    Curve scratch_line = Curve::line("from scratch: t_lin + delay + 1/2 (theory)");
     std::vector<Curve> transfer_points, transfer_lines;
-    for (std::size_t j = 0; j < alpha0s.size(); ++j) {
-      transfer_points.push_back(Curve{fmt::format("transfer, alpha0 = {:g} (full-matrix GD)", alpha0s[j]),
-                                      Curve::Style::points, {}, {}, {}, {}});
-      transfer_lines.push_back(Curve{fmt::format("transfer, alpha0 = {:g}: T-independent theory", alpha0s[j]),
-                                     Curve::Style::line, {}, {}, {}, {}});
+    for (double alpha0 : m.alpha0s) {
+      transfer_points.push_back(Curve::points(fmt::format("transfer, alpha0 = {:g} (full-matrix GD)", alpha0)));
+      transfer_lines.push_back(Curve::line(fmt::format("transfer, alpha0 = {:g}: T-independent theory", alpha0)));
     }
-    for (const Row& row : rows) {
-      const double x = std::log10(row.T);
-      scratch_points.x.push_back(x);
-      scratch_points.y.push_back(static_cast<double>(row.scratch));
-      scratch_line.x.push_back(x);
-      scratch_line.y.push_back(row.scratch_linear + row.scratch_delay + 0.5);
-      for (std::size_t j = 0; j < alpha0s.size(); ++j) {
-        transfer_points[j].x.push_back(x);
-        transfer_points[j].y.push_back(static_cast<double>(row.transfer[j]));
-        transfer_lines[j].x.push_back(x);
-        transfer_lines[j].y.push_back(static_cast<double>(row.predicted[j].steps));
+    for (std::size_t k = 0; k < m.rows.size(); ++k) {
+      const double x = std::log10(m.rows[k].T);
+      scratch_points.add(x, static_cast<double>(m.rows[k].scratch));
+      scratch_line.add(x, t.rows[k].scratch_linear + t.rows[k].scratch_delay + 0.5);
+      for (std::size_t j = 0; j < m.alpha0s.size(); ++j) {
+        transfer_points[j].add(x, static_cast<double>(m.rows[k].transfer[j]));
+        transfer_lines[j].add(x, t.rows[k].transfer_value[j]);
       }
     }
-    plot.curves = {scratch_line, scratch_points};
-    for (std::size_t j = 0; j < alpha0s.size(); ++j) {
-      plot.curves.push_back(transfer_lines[j]);
-      plot.curves.push_back(transfer_points[j]);
+    plot.add(std::move(scratch_line)).add(std::move(scratch_points));
+    for (std::size_t j = 0; j < m.alpha0s.size(); ++j) {
+      plot.add(std::move(transfer_lines[j])).add(std::move(transfer_points[j]));
     }
     verdict.plots.push_back(std::move(plot));
     verdict.notes.push_back(
@@ -198,31 +282,29 @@ class TransferSkipsStageOne final : public Claim {
   }
 
  private:
-  ClaimInfo info_{
-      .id = "scb.transfer_skips_stage_one",
-      .family = "scb",
-      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
-      .source = "specs/scb.md §4.3 (Transfer), §6 (Thm 4.1), §8 claim 9",
-      .tag = Provenance::reconstructed,
-      .statement = "From a pretrained V with correlation alpha0 > 0 the steps to alpha beta >= 1/2 do not grow with T "
-                   "(stage 1 is skipped), while from scratch they grow by ln 10/ln(1 + r) per decade of T.",
-      .latex = R"(t_{\alpha\beta\ge 1/2}(\alpha_0 > 0) = O\Bigl(\frac{1}{\eta_AK_P\alpha_0} + \frac{1}{\eta\bar\rho}\Bigr)\ \text{independent of } T)",
-      .simulation = "sim::scb full-matrix population GD in double for T = 10^d from V = mu 1^T + alpha0 (P - mu 1^T), "
-                    "a = 1/T, and from V = mu 1^T.",
-      .params =
-          {
-              {"N", 3, 2, 20, true, false, "vocabulary size"},
-              {"Q", 2, 1, 20, true, false, "support size of q^(k), <= T/4 for every T"},
-              {"eta", 0.5, 0, 0.6, false, true, "V step size"},
-              {"eta_A_K_P", 0.5, 0, 1, false, true, "attention step size times K_P"},
-              {"threshold", 0.5, 0.05, 0.9, false, false, "target product alpha beta"},
-              {"alpha0_small", 0.1, 0, 1, false, true, "smaller pretrained correlation"},
-              {"alpha0_large", 0.3, 0, 1, false, true, "larger pretrained correlation"},
-              {"log10_T_min", 2, 1, 6, true, false, "smallest T = 10^log10_T_min"},
-              {"log10_T_max", 5, 2, 6, true, false, "largest T (at the smoke budget at most 10 T_min)"},
-          },
-      .mutants = {{"count_grows_with_log_T", "transfer count growing like ln T / ln(1 + r), as from scratch"}},
-  };
+  static ClaimInfo claim_info() {
+    return {
+        .id = "scb.transfer_skips_stage_one",
+        .family = "scb",
+        .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
+        .source = "specs/scb.md §4.3 (Transfer), §6 (Thm 4.1), §8 claim 9",
+        .tag = Provenance::reconstructed,
+        .statement = "From a pretrained V with correlation alpha0 > 0 the steps to alpha beta >= 1/2 do not grow with T "
+                     "(stage 1 is skipped), while from scratch they grow by ln 10/ln(1 + r) per decade of T.",
+        .latex = R"(t_{\alpha\beta\ge 1/2}(\alpha_0 > 0) = O\Bigl(\frac{1}{\eta_AK_P\alpha_0} + \frac{1}{\eta\bar\rho}\Bigr)\ \text{independent of } T)",
+        .simulation = "sim::scb full-matrix population GD in double for T = 10^d from V = mu 1^T + alpha0 (P - mu 1^T), "
+                      "a = 1/T, and from V = mu 1^T.",
+    };
+  }
+
+  static std::vector<MutantSpec> mutants() {
+    return {
+        {"count_grows_with_log_T", "transfer count growing like ln T / ln(1 + r), as from scratch",
+         [](Settings& s) { s.transfer_grows = true; }},
+        {"growth_rate_8_percent", "the scratch escape's growth rate r 8% too large",
+         [](Settings& s) { s.growth_factor = 1.08; }},
+    };
+  }
 };
 
 }  // namespace

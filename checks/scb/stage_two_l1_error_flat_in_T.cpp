@@ -151,7 +151,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
                                                                         : p.get_int("steps");
     const double lambda_pop_fraction = p.get("lambda_pop_fraction");
     const long long pop_steps_min = p.get_int("pop_steps");
-    const std::size_t seeds = context.budget.pick<std::size_t>(2, 24, 64);
+    const std::size_t seeds = context.budget.pick<std::size_t>(2, 48, 64);
     const double delta = context.false_failure_rate() / comparisons_total;
     Verdict verdict;
 
@@ -200,6 +200,21 @@ class StageTwoL1ErrorFlatInT final : public Claim {
                                               static_cast<long long>(batch_plain_auto)));
     }
     const long long batch_plain = batch_plain_param > 0 ? batch_plain_param : static_cast<long long>(batch_plain_auto);
+    // Cost of the SGD runs: S seeds x steps at B and B_no_l1, at T and 4T, each sample O(T) tokens.
+    // Measured: the default point (24 x 20 x (39944 + 447) x 5 x 50 = 4.8e9) takes ~10 s at ci.
+    {
+      const double work = static_cast<double>(seeds) * static_cast<double>(steps) *
+                          static_cast<double>(batch + batch_plain) * 5.0 * T;
+      const double work_max = context.budget.pick<double>(5e8, 5e10, 1e12);
+      if (work > work_max) {
+        throw ParamError("B", fmt::format("the SGD runs need seeds x steps x (B + B_no_l1) x 5T = {} x {} x ({} + {}) x "
+                                          "{} = {:.3g} sample-token units, more than the {} budget's limit {:.3g}; use a "
+                                          "smaller T, Q, N or steps, or a larger lambda_fraction (B grows like "
+                                          "1/lambda_fraction^2)",
+                                          seeds, steps, batch, batch_plain, 5 * T, work,
+                                          to_string(context.budget.level), work_max));
+      }
+    }
     struct Side {
       sim::scb::Instance instance;
       MeasurementConstants mc;
@@ -255,13 +270,17 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     }
     const double zeroing_steps =
         std::ceil(start_off_support * pop_instance.mu.maxCoeff() / (pop_eta_A * lambda_pop / 10));
-    constexpr double pop_steps_max = 2e5;
-    if (zeroing_steps + static_cast<double>(pop_steps_min) > pop_steps_max) {
+    // Cost: two population runs of O(T N^2) per step; measured ~7 ms per step at T = 50, N = 3.
+    const double pop_work = 2 * (zeroing_steps + static_cast<double>(pop_steps_min)) * T * N * N;
+    const double pop_work_max = context.budget.pick<double>(1e6, 5e6, 1e9);
+    if (pop_work > pop_work_max) {
       throw ParamError("lambda_pop_fraction",
-                       fmt::format("the population check at lambda/10 needs {:.3g} steps to zero the off-support "
-                                   "entries (more than {:.0e}) for this instance; use a larger lambda_pop_fraction "
-                                   "or eta_A_K_P",
-                                   zeroing_steps, pop_steps_max));
+                       fmt::format("the population check needs {:.3g} + {} steps at T = {}, N = {} (2 runs x steps x T "
+                                   "x N^2 = {:.3g}, more than the {} budget's limit {:.3g}): the off-support entries "
+                                   "take that long to reach 0 at lambda/10 for this instance; use a larger "
+                                   "lambda_pop_fraction or eta_A_K_P, or a smaller pop_steps, T or N",
+                                   zeroing_steps, pop_steps_min, T, N, pop_work, to_string(context.budget.level),
+                                   pop_work_max));
     }
     const long long pop_steps = static_cast<long long>(zeroing_steps) + pop_steps_min;
     auto population_stage_two = [&](double lam) {
@@ -496,7 +515,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
               {"lambda_fraction", 0.25, 0, 1, false, true,
                "kappa: lambda = kappa K_P mu_min / (2 Q) (shrinkage per step / on-support signal per step at alpha = 1/2)"},
               {"Q_pop", 3, 2, 312, true, false, "support size for the population lambda check, at most T/4"},
-              {"lambda_pop_fraction", 0.01, 1e-3, 0.1, false, true,
+              {"lambda_pop_fraction", 0.02, 1e-3, 0.1, false, true,
                "kappa_pop: population lambda = kappa_pop K_P mu_min / (2 Q_pop) (and lambda/10)"},
               {"pop_steps", 100, 10, 100000, true, false,
                "population stage-2 steps after the off-support entries are zero at lambda/10 (their count is derived)"},

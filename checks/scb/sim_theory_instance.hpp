@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/param_set.hpp"
 #include "dyncheck/sim/random/rng.hpp"
 #include "dyncheck/sim/random/uniform01.hpp"
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/theory/numeric/eigen.hpp"
 #include "dyncheck/theory/scb/instance.hpp"
+#include "params.hpp"
 #include "theory_instance.hpp"  // to_theory
 
 namespace dyncheck::checks::scb {
@@ -64,6 +66,59 @@ inline std::string describe(const sim::scb::Instance& instance, const RunContext
       context.params.get("q_concentration") == 0.0
           ? std::string("uniform on its support")
           : fmt::format("~ Dirichlet({:g}) on its support", context.params.get("q_concentration")));
+}
+
+/// The spec §8 instance parameters as a typed set (a member of a claim's Params constructed with
+/// its `this`): N and Q from params.hpp, T with the claim's default and upper end, and the shape of
+/// P and q. check() enforces Q <= T/4.
+struct InstanceShape {
+  InstanceShape(ParamSet* owner, long long T_default, long long T_max, const char* T_description = "context length")
+      : vocabulary{owner},
+        T{owner, "T", T_default, closed(5, static_cast<double>(T_max)), T_description},
+        support{owner, "support size of every q^(k); also Q <= T/4"},
+        p_concentration{owner, "p_concentration", 1, open_closed(0, 10),
+                        "columns of P ~ Dirichlet(c 1) (spec: 1 or 0.3)", Scale::log},
+        identity_mix{owner, "identity_mix", 0, closed(0, 0.9), "P <- (1 - m) P + m I"},
+        q_concentration{owner, "q_concentration", 0, closed(0, 10),
+                        "0: q uniform on its support; c > 0: q ~ Dirichlet(c 1) on it"} {}
+
+  Vocabulary vocabulary;
+  Int T;
+  Support support;
+  Real p_concentration, identity_mix, q_concentration;
+
+  /// Q <= T/4 (spec §8); ParamError naming Q otherwise.
+  void check() const { require_sparsity(support.Q, T); }
+
+  sim::scb::InstanceOptions options() const {
+    sim::scb::InstanceOptions o;
+    o.N = vocabulary.N.as_int();
+    o.T = T.as_int();
+    o.Q = support.Q.as_int();
+    o.dirichlet_concentration = p_concentration;
+    o.identity_mix = identity_mix;
+    o.q_uniform = q_concentration.value() == 0.0;
+    o.q_dirichlet_concentration = o.q_uniform ? 1.0 : q_concentration.value();
+    return o;
+  }
+};
+
+/// The instance of `shape` from the claim's "instance" stream.
+inline sim::scb::Instance make_instance(const RunContext& context, const InstanceShape& shape) {
+  return draw_instance(context, shape.options());
+}
+
+/// One line describing the instance for the verdict notes.
+inline std::string describe(const sim::scb::Instance& instance, const InstanceShape& shape) {
+  return fmt::format(
+      "Instance (spec §8) from the master seed: N = {}, T = {}, Q = {}, P columns ~ Dirichlet({:g}) mixed with I at "
+      "{:g}, mu = stationary distribution (min mu = {:.3g}, |P mu - mu|_inf = {:.2g}), supports uniform at random, q {}.",
+      instance.N(), instance.T, instance.support.front().size(), shape.p_concentration.value(),
+      shape.identity_mix.value(), instance.mu.minCoeff(),
+      (instance.P * instance.mu - instance.mu).lpNorm<Eigen::Infinity>(),
+      shape.q_concentration.value() == 0.0
+          ? std::string("uniform on its support")
+          : fmt::format("~ Dirichlet({:g}) on its support", shape.q_concentration.value()));
 }
 
 /// Compared entries of A (flattened t + T k): every position when T ≤ 16, else the support of

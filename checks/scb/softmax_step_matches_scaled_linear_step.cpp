@@ -21,7 +21,12 @@
 // Numerical term: double rounding, 8 (T + 8) ε_mach (a_max + step). No statistical term: the bound
 //   holds for every batch, so the check is deterministic given the seed.
 // Resolution: half the largest linear step of the column (a learning-rate scale off by 50% shows).
-// Mutants: learning_rate_over_T (Π/T instead of Π/T², i.e. rate η_W/T), learning_rate_doubled (2Π/T²).
+// Mutants: learning_rate_over_T (Π/T instead of Π/T², i.e. rate η_W/T), learning_rate_doubled (2Π/T²),
+//   learning_rate_5_percent (1.05 Π/T², the small mutant).
+// Resolution: a relative error r of the rate shows once r × step exceeds the bound at the largest
+//   step's entry, i.e. r ≳ 2(2+ε)ε(3+ε)/… ≈ 12ε + (Taylor term)/step; at the defaults
+//   (logit_scale 0.001, ε ≈ 0.002) a few percent. The default logit_scale is 0.001 (was 0.005,
+//   where ε ≈ 0.01 and only errors above ~15% could show).
 
 #include <fmt/format.h>
 
@@ -31,6 +36,8 @@
 
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
+#include "dyncheck/checks/claim_shape.hpp"
+#include "dyncheck/checks/measured.hpp"
 #include "dyncheck/sim/scb/model.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
@@ -41,126 +48,187 @@
 namespace dyncheck::checks::scb {
 namespace {
 
-/// The worst entry of one replicate (largest discrepancy / bound).
+struct Params : ParamSet {
+  // T <= 1000: the theory side applies the T x T matrix Pi_T / T^2.
+  InstanceShape instance{this, 50, 1000, "context length (<= 1000: the theory applies the T x T matrix Pi_T/T^2)"};
+  Int B{this, "B", 64, closed(1, 4096), "batch size", Scale::log};
+  Real eta_A{this, "eta_A", 1e-3, open_closed(0, 1), "linear-model attention rate; softmax logit rate eta_W = eta_A T^2",
+             Scale::log};
+  Real eta{this, "eta", 0.5, closed(0, 1), "V step size (both models)"};
+  Real logit_scale{this, "logit_scale", 0.001, closed(0, 0.1), "initial logits W = logit_scale u, u uniform on [-1, 1]"};
+  Real alpha{this, "alpha", 0.5, open_closed(0, 1.5), "V = mu 1' + alpha (P - mu 1') (alpha > 0, else a does not move)"};
+
+  void check(const Budget&) const override { instance.check(); }
+};
+
+/// The theory's knobs: the linear step is -eta_W scale Pi_T/T^power gamma.
+struct Settings {
+  double scale = 1;
+  double power = 2;
+};
+
+/// One replicate: the attention before and after the softmax step, the linear a-gradient per touched
+/// column, and the derived bound per column.
+struct Replicate {
+  Eigen::MatrixXd A0, A_soft, gamma;  ///< T x N; gamma = mean a-gradient of the batch (touched columns)
+  std::vector<int> touched;
+  std::vector<double> bound, epsilon, omega, a_max;  ///< per touched column
+  double V_discrepancy = 0, V_step = 0, V_rounding = 0;
+};
+
+struct Measured {
+  std::vector<Replicate> replicates;
+  std::string instance_note;
+  double eta_W = 0;
+};
+
+struct Predicted {
+  std::vector<Eigen::MatrixXd> A_linear;  ///< per replicate, T x N (touched columns)
+};
+
+/// The worst entry over all replicates (largest discrepancy / tolerance).
 struct WorstEntry {
   double ratio = -1.0;
   double theory = 0, measured = 0, bound = 0, numerical = 0, step = 0, epsilon = 0, omega = 0;
   int t = 0, k = 0;
-  double V_discrepancy = 0, V_step = 0, V_rounding = 0;
+  std::size_t replicate = 0;
 };
 
-class SoftmaxStepMatchesScaledLinearStep final : public Claim {
+class SoftmaxStepMatchesScaledLinearStep final : public ClaimShape<Params, Settings, Measured, Predicted> {
  public:
-  const ClaimInfo& info() const override { return info_; }
+  SoftmaxStepMatchesScaledLinearStep() : ClaimShape(claim_info(), mutants()) {}
 
-  Verdict run(const RunContext& context) const override {
-    const sim::scb::Instance instance = make_instance(context);
+ protected:
+  Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
+    const sim::scb::Instance instance = make_instance(context, p.instance);
     const int N = instance.N(), T = instance.T;
-    if (T > 1000) {
-      throw ParamError("T", fmt::format("parameter 'T' must be an integer in [5, 1000] for this claim (the theory side "
-                                        "applies the T x T matrix Pi_T / T^2); got {}", T));
-    }
-    const long long B = context.params.get_int("B");
-    const double eta_A = context.params.get("eta_A"), eta = context.params.get("eta");
-    const double logit_scale = context.params.get("logit_scale"), alpha = context.params.get("alpha");
-    const double eta_W = eta_A * static_cast<double>(T) * static_cast<double>(T);
-    const double scale = context.mutant_is("learning_rate_over_T") ? static_cast<double>(T)
-                         : context.mutant_is("learning_rate_doubled") ? 2.0
-                                                                      : 1.0;
-    const Eigen::MatrixXd preconditioner = scale * theory::scb::uniform_attention_preconditioner<double>(T);
+    const long long B = p.B;
+    const double eta_W = p.eta_A * static_cast<double>(T) * static_cast<double>(T);
     const sim::scb::Sampler sampler(instance);
     const Eigen::MatrixXd V0 = instance.mu * Eigen::RowVectorXd::Ones(N) +
-                               alpha * (instance.P - instance.mu * Eigen::RowVectorXd::Ones(N));
+                               p.alpha * (instance.P - instance.mu * Eigen::RowVectorXd::Ones(N));
     const std::size_t replicates = context.budget.pick<std::size_t>(2, 32, 256);
     constexpr double machine_epsilon = std::numeric_limits<double>::epsilon();
-
-    const std::vector<WorstEntry> worst = sim::run_replicates(
+    Measured m;
+    m.eta_W = eta_W;
+    m.instance_note = describe(instance, p.instance);
+    m.replicates = sim::run_replicates(
         replicate_options(context, "one_step", replicates), [&](std::size_t, sim::Rng& rng) {
           sim::scb::SoftmaxModel softmax_model{V0, Eigen::MatrixXd(T, N)};
           for (Eigen::Index i = 0; i < softmax_model.W.size(); ++i) {
-            softmax_model.W.data()[i] = logit_scale * (2.0 * sim::uniform01(rng) - 1.0);
+            softmax_model.W.data()[i] = p.logit_scale * (2.0 * sim::uniform01(rng) - 1.0);
           }
           sim::scb::LinearModel linear{V0, sim::scb::attention_matrix(softmax_model)};
-          const Eigen::MatrixXd A0 = linear.A;
+          Replicate r;
+          r.A0 = linear.A;
           sim::Rng batch_rng = rng;  // the same B examples for both models
           sim::scb::SoftmaxWorkspace softmax_workspace(N, T, B);
-          sim::scb::softmax_sgd_step(softmax_model, sampler, B, eta, eta_W, rng, softmax_workspace);
+          sim::scb::softmax_sgd_step(softmax_model, sampler, B, p.eta, eta_W, rng, softmax_workspace);
           sim::scb::SgdWorkspace workspace(N, T);
           sim::scb::draw_batch_gradient(linear, sampler, B, batch_rng, workspace);
-          sim::scb::apply_gradient_step(linear, instance.mu, workspace.sums, eta, 0.0, {.precondition = false});
-          const Eigen::MatrixXd A_soft = sim::scb::attention_matrix(softmax_model);
-
-          WorstEntry w;
+          sim::scb::apply_gradient_step(linear, instance.mu, workspace.sums, p.eta, 0.0, {.precondition = false});
+          r.A_soft = sim::scb::attention_matrix(softmax_model);
+          r.gamma = Eigen::MatrixXd::Zero(T, N);
           const double inverse_batch = 1.0 / static_cast<double>(B);
+          const double t2 = static_cast<double>(T) * static_cast<double>(T);
           for (const int k : workspace.sums.touched) {
-            const Eigen::VectorXd a = A0.col(k);
+            r.touched.push_back(k);
+            const Eigen::VectorXd a = r.A0.col(k);
             const Eigen::VectorXd gamma = workspace.sums.A.col(k) * inverse_batch;
+            r.gamma.col(k) = gamma;
             const Eigen::VectorXd projected = gamma.array() - gamma.mean();
-            const Eigen::VectorXd predicted = a - eta_W * (preconditioner * gamma);
             const Eigen::VectorXd logit_step = -eta_W * (a.cwiseProduct(gamma) - a.dot(gamma) * a);
             const double epsilon = (static_cast<double>(T) * a.array() - 1.0).abs().maxCoeff();
             const double omega = logit_step.maxCoeff() - logit_step.minCoeff();
             const double a_max = a.maxCoeff();
-            const double t2 = static_cast<double>(T) * static_cast<double>(T);
-            const double bound = 0.5 * a_max * omega * omega * std::exp(omega) +
-                                 eta_W * 2.0 * (2.0 + epsilon) * epsilon * (3.0 + epsilon) / t2 *
-                                     projected.cwiseAbs().maxCoeff();
-            const double step = (predicted - a).cwiseAbs().maxCoeff();
-            const double numerical = 8.0 * (static_cast<double>(T) + 8.0) * machine_epsilon * (a_max + step);
-            for (int t = 0; t < T; ++t) {
-              const double ratio = std::abs(A_soft(t, k) - predicted(t)) / (bound + numerical);
-              if (!(ratio <= w.ratio)) {
-                w = WorstEntry{ratio, predicted(t), A_soft(t, k), bound, numerical, step, epsilon, omega, t, k, 0, 0, 0};
-              }
-            }
+            r.bound.push_back(0.5 * a_max * omega * omega * std::exp(omega) +
+                              eta_W * 2.0 * (2.0 + epsilon) * epsilon * (3.0 + epsilon) / t2 *
+                                  projected.cwiseAbs().maxCoeff());
+            r.epsilon.push_back(epsilon);
+            r.omega.push_back(omega);
+            r.a_max.push_back(a_max);
           }
-          w.V_discrepancy = (softmax_model.V - linear.V).cwiseAbs().maxCoeff();
-          w.V_step = (linear.V - V0).cwiseAbs().maxCoeff();
-          w.V_rounding = 8.0 * static_cast<double>(N) * machine_epsilon * (V0.cwiseAbs().maxCoeff() + w.V_step);
-          return w;
+          r.V_discrepancy = (softmax_model.V - linear.V).cwiseAbs().maxCoeff();
+          r.V_step = (linear.V - V0).cwiseAbs().maxCoeff();
+          r.V_rounding = 8.0 * static_cast<double>(N) * machine_epsilon * (V0.cwiseAbs().maxCoeff() + r.V_step);
+          return r;
         });
+    return m;
+  }
 
-    const auto worst_replicate = std::max_element(worst.begin(), worst.end(), [](const WorstEntry& x, const WorstEntry& y) {
-      return !(x.ratio >= y.ratio);  // NaN ranks highest
-    });
-    const WorstEntry& w = *worst_replicate;
-    const auto r = static_cast<std::size_t>(worst_replicate - worst.begin());
+  Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
+    const int T = p.instance.T.as_int();
+    const Eigen::MatrixXd preconditioner =
+        s.scale * std::pow(static_cast<double>(T), 2.0 - s.power) * theory::scb::uniform_attention_preconditioner<double>(T);
+    Predicted t;
+    for (const Replicate& r : m.replicates) {
+      Eigen::MatrixXd A = r.A0;
+      for (const int k : r.touched) A.col(k) = r.A0.col(k) - m.eta_W * (preconditioner * r.gamma.col(k));
+      t.A_linear.push_back(std::move(A));
+    }
+    return t;
+  }
+
+  Verdict compare(const Params& p, const Measured& m, const Predicted& t, const RunContext&) const override {
+    constexpr double machine_epsilon = std::numeric_limits<double>::epsilon();
+    const int T = p.instance.T.as_int();
+    const double Td = static_cast<double>(T);
+    const Eigen::MatrixXd exact = theory::scb::uniform_attention_preconditioner<double>(T);
+    WorstEntry w;
+    std::vector<double> replicate_ratio;
+    for (std::size_t i = 0; i < m.replicates.size(); ++i) {
+      const Replicate& r = m.replicates[i];
+      double worst_here = -1;
+      for (std::size_t c = 0; c < r.touched.size(); ++c) {
+        const int k = r.touched[c];
+        // the step of the claimed theory (Pi_T/T^2), for the numerical term and the resolution
+        const double step = (m.eta_W * (exact * r.gamma.col(k))).cwiseAbs().maxCoeff();
+        const double numerical = 8.0 * (Td + 8.0) * machine_epsilon * (r.a_max[c] + step);
+        for (int tt = 0; tt < T; ++tt) {
+          const double ratio = std::abs(r.A_soft(tt, k) - t.A_linear[i](tt, k)) / (r.bound[c] + numerical);
+          if (!(ratio <= worst_here)) worst_here = ratio;
+          if (!(ratio <= w.ratio)) {
+            w = WorstEntry{ratio, t.A_linear[i](tt, k), r.A_soft(tt, k), r.bound[c], numerical, step,
+                           r.epsilon[c], r.omega[c], tt, k, i};
+          }
+        }
+      }
+      replicate_ratio.push_back(worst_here);
+    }
     Verdict verdict;
-    verdict.comparisons.push_back(compare(
+    verdict.comparisons.push_back(checks::compare(
         fmt::format("softmax attention after one step, a_(t={}, k={}) of replicate {}: the worst of all entries of {} "
-                    "replicates", w.t, w.k, r, replicates),
+                    "replicates", w.t, w.k, w.replicate, m.replicates.size()),
         {w.theory, 0.0, "evaluated in double; its rounding is in the numerical term of the measurement"},
-        {w.measured, 0.0, "deterministic given the seed (the bound holds for every batch)", w.numerical,
-         "double rounding of softmax and of the T-term matrix-vector product, 8 (T + 8) eps (a_max + step)"},
-        {w.bound, fmt::format("derived bound 1/2 a_max w^2 e^w + eta_W 2(2+e)e(3+e)/T^2 |Pi gamma|_inf with e = max|T a - 1| "
-                              "= {:.3g} and w = range of the logit step = {:.3g}", w.epsilon, w.omega)},
+        measured_exactly(w.measured, w.numerical,
+                         "deterministic given the seed (the bound holds for every batch); double rounding of softmax "
+                         "and of the T-term matrix-vector product, 8 (T + 8) eps (a_max + step)"),
+        {w.bound, fmt::format("derived bound 1/2 a_max w^2 e^w + eta_W 2(2+e)e(3+e)/T^2 |Pi gamma|_inf with e = "
+                              "max|T a - 1| = {:.3g} and w = range of the logit step = {:.3g}", w.epsilon, w.omega)},
         {0.5 * w.step, "half the largest linear-model step of the column: a learning-rate scale off by 50% is detected"}));
-    const auto worst_V = std::max_element(worst.begin(), worst.end(), [](const WorstEntry& x, const WorstEntry& y) {
+    const auto worst_V = std::max_element(m.replicates.begin(), m.replicates.end(), [](const Replicate& x, const Replicate& y) {
       return !(x.V_discrepancy / x.V_rounding >= y.V_discrepancy / y.V_rounding);
     });
-    verdict.comparisons.push_back(compare(
-        fmt::format("max |V_softmax - V_linear| after one step (worst of {} replicates)", replicates),
+    verdict.comparisons.push_back(checks::compare(
+        fmt::format("max |V_softmax - V_linear| after one step (worst of {} replicates)", m.replicates.size()),
         {0.0, 0.0, "exact: both V-gradients are taken at the same attention sigma(W) on the same batch"},
-        {worst_V->V_discrepancy, 0.0, "deterministic given the seed", worst_V->V_rounding,
-         "double rounding, 8 N eps (|V| + step)"},
-        {0.0, "none"},
-        {0.5 * worst_V->V_step, "half the largest V step"}));
+        measured_exactly(worst_V->V_discrepancy, worst_V->V_rounding,
+                         "deterministic given the seed; double rounding, 8 N eps (|V| + step)"),
+        {0.0, "none"}, {0.5 * worst_V->V_step, "half the largest V step"}));
 
     Plot plot{"ratio", "Discrepancy over bound per replicate (the check requires < 1)", "replicate",
               "|a_soft - a_lin| / bound", false, false, {}};
-    Curve ratios{"worst entry of the replicate", Curve::Style::points, {}, {}, {}, {}};
-    for (std::size_t i = 0; i < worst.size(); ++i) {
-      ratios.x.push_back(static_cast<double>(i));
-      ratios.y.push_back(worst[i].ratio);
-    }
-    plot.curves.push_back(std::move(ratios));
+    Curve ratios = Curve::points("worst entry of the replicate");
+    for (std::size_t i = 0; i < replicate_ratio.size(); ++i) ratios.add(static_cast<double>(i), replicate_ratio[i]);
+    plot.add(std::move(ratios));
     verdict.plots.push_back(std::move(plot));
-    verdict.notes.push_back(describe(instance, context));
+    verdict.notes.push_back(m.instance_note);
     verdict.notes.push_back(fmt::format(
         "Logits W = {:g} u, V = mu 1' + {:g} (P - mu 1'), batch B = {}, eta_W = eta_A T^2 = {:.4g} (eta_A = {:g}), V "
         "step eta = {:g} for both models (plain SGD; the linear a-step is projected, not mu-preconditioned, as in the "
         "paper's comparison). R = {} replicates, each with its own W and batch.",
-        logit_scale, alpha, B, eta_W, eta_A, eta, replicates));
+        p.logit_scale.value(), p.alpha.value(), p.B.value(), m.eta_W, p.eta_A.value(), p.eta.value(),
+        m.replicates.size()));
     verdict.notes.push_back(
         "[paper] for the statement (OpenReview global response: 'approximately equivalent, up to a change of learning "
         "rate', (diag(a) - aa')^2 ~ Pi_T/T^2 near uniform attention); [derived] for the bound. No statistics: the "
@@ -169,33 +237,30 @@ class SoftmaxStepMatchesScaledLinearStep final : public Claim {
   }
 
  private:
-  ClaimInfo info_{
-      .id = "scb.softmax_step_matches_scaled_linear_step",
-      .family = "scb",
-      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams; OpenReview response",
-      .source = "specs/scb.md §3.1 (OpenReview global response), claim 15",
-      .tag = Provenance::paper,
-      .statement = "Near uniform attention one SGD step of softmax attention equals one projected linear-attention "
-                   "step with the learning rate scaled by 1/T^2, up to a derived second-order bound.",
-      .latex = R"(\sigma(w - \eta_W\hat\nabla_w) = a - \eta_W\frac{\Pi_T}{T^2}\hat\nabla_a + O\bigl(\epsilon\,\eta_W\|\Pi\hat\nabla_a\|/T^2 + a_{\max}\omega^2\bigr))",
-      .simulation = "R replicates: random near-uniform logits, one softmax SGD step and one linear step from the same "
-                    "engine state (same batch); worst entry over replicates against the derived bound.",
-      .params = [] {
-        std::vector<ParamSpec> specs = instance_param_specs(3, 50, 2);
-        specs[1].max = 1000;
-        specs.push_back({"B", 64, 1, 4096, true, false, "batch size"});
-        specs.push_back({"eta_A", 1e-3, 0, 1, false, true, "linear-model attention rate; softmax logit rate eta_W = eta_A T^2"});
-        specs.push_back({"eta", 0.5, 0, 1, false, false, "V step size (both models)"});
-        specs.push_back({"logit_scale", 0.005, 0, 0.1, false, false, "initial logits W = logit_scale u, u uniform on [-1, 1]"});
-        specs.push_back({"alpha", 0.5, 0, 1.5, false, true, "V = mu 1' + alpha (P - mu 1') (alpha > 0, else a does not move)"});
-        return specs;
-      }(),
-      .mutants =
-          {
-              {"learning_rate_over_T", "linear step with Pi_T / T (rate eta_W / T) instead of Pi_T / T^2"},
-              {"learning_rate_doubled", "linear step with 2 Pi_T / T^2"},
-          },
-  };
+  static ClaimInfo claim_info() {
+    return {
+        .id = "scb.softmax_step_matches_scaled_linear_step",
+        .family = "scb",
+        .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams; OpenReview response",
+        .source = "specs/scb.md §3.1 (OpenReview global response), claim 15",
+        .tag = Provenance::paper,
+        .statement = "Near uniform attention one SGD step of softmax attention equals one projected linear-attention "
+                     "step with the learning rate scaled by 1/T^2, up to a derived second-order bound.",
+        .latex = R"(\sigma(w - \eta_W\hat\nabla_w) = a - \eta_W\frac{\Pi_T}{T^2}\hat\nabla_a + O\bigl(\epsilon\,\eta_W\|\Pi\hat\nabla_a\|/T^2 + a_{\max}\omega^2\bigr))",
+        .simulation = "R replicates: random near-uniform logits, one softmax SGD step and one linear step from the same "
+                      "engine state (same batch); worst entry over replicates against the derived bound.",
+    };
+  }
+
+  static std::vector<MutantSpec> mutants() {
+    return {
+        {"learning_rate_over_T", "linear step with Pi_T / T (rate eta_W / T) instead of Pi_T / T^2",
+         [](Settings& s) { s.power = 1; }},
+        {"learning_rate_doubled", "linear step with 2 Pi_T / T^2", [](Settings& s) { s.scale = 2; }},
+        {"learning_rate_5_percent", "linear step with 1.05 Pi_T / T^2 (the small mutant)",
+         [](Settings& s) { s.scale = 1.05; }},
+    };
+  }
 };
 
 }  // namespace

@@ -19,10 +19,15 @@
 // λ_SGD = κ K_P μ_min / (2Q): the per-step shrinkage is a fraction κ of the on-support signal step
 //   η_A α K_P/Q at α = ½, so true entries survive; B must make λ ≥ 3 max_k √(K_2 μ_k / B) (noise std
 //   at α ≤ 1; ParamError on B otherwise); B = 0 picks four times that minimum.
-// B_no_l1 = 0 picks the batch at which §5's stationary noise ω* at 4T is ρ̄/2 (ω* ≤ ρ̄/8 at T):
+// η_A K_P >= 0.1: the SGD runs last a fixed number of steps; slower attention rates leave the
+//   off-support mass in place within them (issue #10: η_A K_P = 0.0102 failed).
+// B_no_l1 must be at least the auto value below (ParamError otherwise, like B); B_no_l1 = 0 picks the batch at which §5's stationary noise ω* at 4T is ρ̄/2 (ω* ≤ ρ̄/8 at T):
 //   the unregularised noise floor is of the order of the signal, as in "SGD fails from its variance".
 // Tolerances:
-//   population: off-support max |a| = 0 exactly; max |â − q| ≤ 1e-12 (on-support entries follow the
+//   population (λ_pop = κ_pop K_P μ_min/(2Q_pop), relative like the SGD λ: an absolute λ killed
+//     every entry of a column with small μ_k, issue #10 seed 2; the run lasts until every
+//     off-support entry is 0 at λ/10, from the derived bound max_off μ_max/(η_A λ/10) steps, plus
+//     pop_steps): off-support max |a| = 0 exactly; max |â − q| ≤ 1e-12 (on-support entries follow the
 //     same recurrence; only round-off separates them); ratio 10 ± 2 (20%: O(λ²) terms and the drift
 //     along the flat valley V → cP, from the spec).
 //   SGD with ℓ1: difference of the two means = 0 ± (Student-t half-widths) + leak bias: an
@@ -35,7 +40,9 @@
 // Resolution: ℓ1 comparison: half the model's growth without ℓ1 (the growth a useless ℓ1 would keep);
 //   without ℓ1: half the predicted noise part at T, half its growth T → 4T at 4T.
 // Mutants: error_quadratic_in_lambda (ratio 100), l1_keeps_noise_floor (with ℓ1 the error grows as
-//   the model's error without ℓ1), noise_floor_flat_in_T (without ℓ1 the noise part at 4T equals that
+//   the model's error without ℓ1), l1_keeps_5_percent_of_noise_floor (the small mutant: 5% of it;
+//   the ℓ1 comparison resolves a growth of (leak bias + half-widths), about 4% of the model's growth
+//   at the defaults), noise_floor_flat_in_T (without ℓ1 the noise part at 4T equals that
 //   at T), stage_one_attention_noise (§5's literal α²K_2 attention noise in stage 2).
 
 #include <fmt/format.h>
@@ -142,9 +149,9 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     // Smoke runs only the plumbing: at most 2 stage-2 steps (the verdict is then INCONCLUSIVE).
     const long long steps = context.budget.level == BudgetLevel::smoke ? std::min<long long>(2, p.get_int("steps"))
                                                                         : p.get_int("steps");
-    const double lambda_pop = p.get("lambda_pop");
-    const long long pop_steps = p.get_int("pop_steps");
-    const std::size_t seeds = context.budget.pick<std::size_t>(2, 24, 64);
+    const double lambda_pop_fraction = p.get("lambda_pop_fraction");
+    const long long pop_steps_min = p.get_int("pop_steps");
+    const std::size_t seeds = context.budget.pick<std::size_t>(2, 48, 64);
     const double delta = context.false_failure_rate() / comparisons_total;
     Verdict verdict;
 
@@ -176,11 +183,38 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     // B_no_l1 = 0 (auto): the batch at which spec §5's stationary attention noise at 4T,
     // ω* = η_A 4T K_2/(2 B μ_min K_P), is ρ̄/2: the noise floor is then of the order of the signal ρ̄
     // (SGD visibly fails from its variance) while ω* ≤ ρ̄/8 at T.
-    const long long batch_plain =
-        batch_plain_param > 0
-            ? batch_plain_param
-            : static_cast<long long>(std::ceil(eta_A * 4.0 * T * probe_mc.K_2 /
-                                               (probe.mu.minCoeff() * probe_mc.K_P * probe_mc.rho_bar)));
+    const double batch_plain_auto =
+        std::ceil(eta_A * 4.0 * T * probe_mc.K_2 / (probe.mu.minCoeff() * probe_mc.K_P * probe_mc.rho_bar));
+    if (batch_plain_auto > batch_max) {
+      throw ParamError("B_no_l1", fmt::format("no batch in the range of parameter 'B_no_l1' [1, 1e6] works for this "
+                                              "instance: spec §5's stationary noise at 4T must be <= rho_bar/2, which "
+                                              "needs B_no_l1 >= {:.3g}; use a smaller T or eta_A_K_P",
+                                              batch_plain_auto));
+    }
+    if (batch_plain_param > 0 && static_cast<double>(batch_plain_param) < batch_plain_auto) {
+      throw ParamError("B_no_l1", fmt::format("parameter 'B_no_l1' must be 0 (auto) or an integer in [{}, 1e6] for this "
+                                              "instance: the noise-corrected model is claimed while spec §5's "
+                                              "stationary attention noise at 4T, omega* = eta_A 4T K_2/(2 B mu_min "
+                                              "K_P), is at most rho_bar/2 (beyond it the second-order fluctuations "
+                                              "the model drops are of the order of the signal)",
+                                              static_cast<long long>(batch_plain_auto)));
+    }
+    const long long batch_plain = batch_plain_param > 0 ? batch_plain_param : static_cast<long long>(batch_plain_auto);
+    // Cost of the SGD runs: S seeds x steps at B and B_no_l1, at T and 4T, each sample O(T) tokens.
+    // Measured: the default point (24 x 20 x (39944 + 447) x 5 x 50 = 4.8e9) takes ~10 s at ci.
+    {
+      const double work = static_cast<double>(seeds) * static_cast<double>(steps) *
+                          static_cast<double>(batch + batch_plain) * 5.0 * T;
+      const double work_max = context.budget.pick<double>(5e8, 5e10, 1e12);
+      if (work > work_max) {
+        throw ParamError("B", fmt::format("the SGD runs need seeds x steps x (B + B_no_l1) x 5T = {} x {} x ({} + {}) x "
+                                          "{} = {:.3g} sample-token units, more than the {} budget's limit {:.3g}; use a "
+                                          "smaller T, Q, N or steps, or a larger lambda_fraction (B grows like "
+                                          "1/lambda_fraction^2)",
+                                          seeds, steps, batch, batch_plain, 5 * T, work,
+                                          to_string(context.budget.level), work_max));
+      }
+    }
     struct Side {
       sim::scb::Instance instance;
       MeasurementConstants mc;
@@ -217,6 +251,38 @@ class StageTwoL1ErrorFlatInT final : public Claim {
       if (t > 100000) throw std::runtime_error("population escape not reached in 1e5 steps");
       sim::scb::population_stage1_step(pop_start, pop_instance, eta, pop_eta_A);
     }
+    // lambda_pop = kappa_pop K_P mu_min / (2 Q_pop), like the SGD lambda: the per-step shrinkage
+    // eta_A lambda/mu_k is then at most kappa_pop x the on-support signal step at alpha = 1/2 for every
+    // column (an absolute lambda kills every entry of a column whose mu_k is small).
+    const double lambda_pop = lambda_pop_fraction * pop_mc.K_P * pop_instance.mu.minCoeff() / (2.0 * Q_pop);
+    // Steps: every off-support entry must reach 0 at lambda/10 too. Off-support entries only
+    // decrease (the projected gradient moves mass onto the support, and the threshold removes at
+    // least eta_A (lambda/10)/mu_max per step), so ceil(max_off mu_max / (eta_A lambda/10)) steps
+    // suffice; pop_steps more let V and the on-support entries settle at the fixed point.
+    double start_off_support = 0;
+    {
+      const Eigen::MatrixXd q_start = sim::scb::dense_q(pop_instance);
+      for (int k = 0; k < N; ++k) {
+        for (int t = 0; t < T; ++t) {
+          if (q_start(t, k) == 0) start_off_support = std::max(start_off_support, std::abs(pop_start.A(t, k)));
+        }
+      }
+    }
+    const double zeroing_steps =
+        std::ceil(start_off_support * pop_instance.mu.maxCoeff() / (pop_eta_A * lambda_pop / 10));
+    // Cost: two population runs of O(T N^2) per step; measured ~7 ms per step at T = 50, N = 3.
+    const double pop_work = 2 * (zeroing_steps + static_cast<double>(pop_steps_min)) * T * N * N;
+    const double pop_work_max = context.budget.pick<double>(1e6, 5e6, 1e9);
+    if (pop_work > pop_work_max) {
+      throw ParamError("lambda_pop_fraction",
+                       fmt::format("the population check needs {:.3g} + {} steps at T = {}, N = {} (2 runs x steps x T "
+                                   "x N^2 = {:.3g}, more than the {} budget's limit {:.3g}): the off-support entries "
+                                   "take that long to reach 0 at lambda/10 for this instance; use a larger "
+                                   "lambda_pop_fraction or eta_A_K_P, or a smaller pop_steps, T or N",
+                                   zeroing_steps, pop_steps_min, T, N, pop_work, to_string(context.budget.level),
+                                   pop_work_max));
+    }
+    const long long pop_steps = static_cast<long long>(zeroing_steps) + pop_steps_min;
     auto population_stage_two = [&](double lam) {
       sim::scb::LinearModel m = pop_start;
       for (long long t = 0; t < pop_steps; ++t) sim::scb::population_stage2_step(m, pop_instance, eta, pop_eta_A, lam);
@@ -237,7 +303,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
     const double value_error = stage_two_error(pop_instance, pop).value;
     const double value_error_tenth = stage_two_error(pop_instance, pop_tenth).value;
     verdict.comparisons.push_back(compare(
-        fmt::format("population: max off-support |a_k,t| after {} stage-2 steps (lambda = {:g})", pop_steps, lambda_pop),
+        fmt::format("population: max off-support |a_k,t| after {} stage-2 steps (lambda = {:.4g})", pop_steps, lambda_pop),
         {0, 0, "exact: the soft threshold sets entries to 0"}, {off_support, 0, "deterministic population GD"},
         {0, "none: exact zeros are claimed"}, {0.1 / T, "a tenth of the uniform attention 1/T"}));
     verdict.comparisons.push_back(compare(
@@ -247,7 +313,7 @@ class StageTwoL1ErrorFlatInT final : public Claim {
         {0, "none"}, {1e-6, "an O(lambda) error (lambda >= 1e-6) must show"}));
     const double ratio_theory = context.mutant_is("error_quadratic_in_lambda") ? 100.0 : 10.0;
     verdict.comparisons.push_back(compare(
-        fmt::format("population: |V/colsum - P|_F at lambda / at lambda/10 (lambda = {:g})", lambda_pop),
+        fmt::format("population: |V/colsum - P|_F at lambda / at lambda/10 (lambda = {:.4g})", lambda_pop),
         {ratio_theory, 0, "exact exponent 1"},
         {value_error / value_error_tenth, 0, "deterministic population GD",
          1e-9 / value_error_tenth, "round-off of the smaller error"},
@@ -310,10 +376,12 @@ class StageTwoL1ErrorFlatInT final : public Claim {
       const double leak = 3.0 * T * N * truncated_square_excess(z) * sigma * sigma * static_cast<double>(steps) /
                           (min_mass * min_mass);
       const auto [h, reason] = difference_half_width(s_l1_small, s_l1_large);
-      const double theory = context.mutant_is("l1_keeps_noise_floor") ? model_growth : 0.0;
+      const double theory = context.mutant_is("l1_keeps_noise_floor")              ? model_growth
+                            : context.mutant_is("l1_keeps_5_percent_of_noise_floor") ? 0.05 * model_growth
+                                                                                     : 0.0;
       verdict.comparisons.push_back(compare(
           fmt::format("SGD with l1: E e_A^2(4T) - E e_A^2(T), T = {}, B = {}, {} steps", T, batch, steps),
-          {theory, context.mutant_is("l1_keeps_noise_floor") ? model_growth_error : 0.0,
+          {theory, context.mutant_is("l1_keeps_noise_floor") ? model_growth_error : 0.05 * model_growth_error,
            "exact (no T dependence claimed)"},
           {s_l1_large.mean - s_l1_small.mean, h, reason},
           {leak, fmt::format("leaks through the threshold (z = {:.2f} noise std at alpha_max = {:.3g}): 3 T N steps "
@@ -437,7 +505,9 @@ class StageTwoL1ErrorFlatInT final : public Claim {
               {"T", 50, 8, 1250, true, false, "context length (also run at 4T)"},
               {"Q", 1, 1, 312, true, false, "support size of every q^(k), at most T/4"},
               {"eta", 0.5, 0, 0.5, false, true, "V step size"},
-              {"eta_A_K_P", 0.25, 0, 1, false, true, "attention step size times K_P"},
+              {"eta_A_K_P", 0.25, 0.1, 1, false, true,
+               "attention step size times K_P; >= 0.1: stage 2 runs a fixed number of SGD steps, and at slower "
+               "attention rates the threshold has not removed the off-support mass within them"},
               {"B", 0, 0, 1e6, true, false, "stage-2 batch size; 0: four times the smallest allowed (threshold >= 6 noise std at alpha = 1), at most 1e6"},
               {"B_no_l1", 0, 0, 1e6, true, false,
                "batch size of the runs without l1; 0: the batch where spec §5's stationary noise at 4T is rho_bar/2"},
@@ -445,13 +515,17 @@ class StageTwoL1ErrorFlatInT final : public Claim {
               {"lambda_fraction", 0.25, 0, 1, false, true,
                "kappa: lambda = kappa K_P mu_min / (2 Q) (shrinkage per step / on-support signal per step at alpha = 1/2)"},
               {"Q_pop", 3, 2, 312, true, false, "support size for the population lambda check, at most T/4"},
-              {"lambda_pop", 1e-4, 1e-8, 1e-2, false, false, "lambda of the population check (and lambda/10)"},
-              {"pop_steps", 100, 10, 100000, true, false, "population stage-2 steps"},
+              {"lambda_pop_fraction", 0.02, 1e-3, 0.1, false, true,
+               "kappa_pop: population lambda = kappa_pop K_P mu_min / (2 Q_pop) (and lambda/10)"},
+              {"pop_steps", 100, 10, 100000, true, false,
+               "population stage-2 steps after the off-support entries are zero at lambda/10 (their count is derived)"},
           },
       .mutants =
           {
               {"error_quadratic_in_lambda", "V error quadratic in lambda (ratio 100)"},
               {"l1_keeps_noise_floor", "with l1 the error grows from T to 4T as without"},
+              {"l1_keeps_5_percent_of_noise_floor",
+               "with l1 the error grows from T to 4T by 5% of the model's growth at B (the small mutant)"},
               {"noise_floor_flat_in_T", "without l1 the noise part of the error does not grow from T to 4T"},
               {"stage_one_attention_noise",
                "spec §5's attention noise alpha^2 K_2 per position (stage-1 residual covariance) in stage 2"},

@@ -67,7 +67,7 @@ struct Params : ParamSet {
                         escape));
     const double work = 2 * escape * static_cast<double>(start_fractions(budget).size()) *
                         static_cast<double>(vocabulary.N * (T + vocabulary.N));
-    const double limit = budget.pick(1e8, 2e10, 2e11);
+    const double limit = budget.pick(1e8, 4e9, 4e10);
     require(work <= limit, "T",
             fmt::format("with N = {} and eta = {:g}: about {:.3g} operations, above the budget's {:.3g}",
                         vocabulary.N.value(), eta.value(), work, limit));

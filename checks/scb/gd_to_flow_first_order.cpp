@@ -102,7 +102,7 @@ struct Params : ParamSet {
                         max_coarse_steps, tau.value(), eta.value(), tau / eta));
     const double work = 3.0 * static_cast<double>(coarse_steps()) * static_cast<double>(instances(budget)) *
                         static_cast<double>(vocabulary.N * (T + vocabulary.N * vocabulary.N));
-    const double limit = budget.pick(1e8, 2e10, 2e11);
+    const double limit = budget.pick(1e8, 4e9, 4e10);
     require(work <= limit, "T",
             fmt::format("with N = {} and {} coarse steps: about {:.3g} operations, above the budget's {:.3g}",
                         vocabulary.N.value(), coarse_steps(), work, limit));

@@ -22,6 +22,7 @@
 //     missed: at seed 7, where K_P is small, α_1 = η/T was off by 3.5e-15 against an allowance of
 //     2.9e-15);
 //   resolution: `resolution` × x_t (the spec's relative accuracy scale).
+// Valid region: alpha_max >= 3η/T (α_1 = η/T: at least two steps compared), checked up front.
 // Cost: at most 2000 steps of O(N T) per instance; points whose work exceeds the budget are refused
 // up front (exit 2 naming T).
 // Mutants (edits of Settings): eigenvalue_not_square_root (per-step eigenvalues 1 ± ηρ̄η_AK_P = 1 ± η²
@@ -69,13 +70,17 @@ struct Params : ParamSet {
 
   void check(const Budget& budget) const override {
     require_sparsity(support.Q, T);
+    // alpha_1 = eta/T and alpha_2 < 2 eta/T exactly: alpha_max >= 3 eta/T leaves at least two compared steps.
+    require(alpha_max >= 3 * eta / static_cast<double>(T.value()), "alpha_max",
+            fmt::format("must be >= 3 eta / T = {:.3g} (alpha_1 = eta/T: below, no step would be compared)",
+                        3 * eta / static_cast<double>(T.value())));
     // x_t >= ((1+eta)^t - 1)/(2T): alpha_max is reached within about ln(2 T alpha_max + 1)/ln(1+eta) steps.
     const double steps =
         std::min(static_cast<double>(max_steps),
                  2 * std::log(2 * static_cast<double>(T.value()) * alpha_max + 1) / std::log1p(eta) + 10);
     const double work =
         steps * static_cast<double>(instances(budget)) * static_cast<double>(vocabulary.N * (T + vocabulary.N));
-    const double limit = budget.pick(1e8, 2e10, 2e11);
+    const double limit = budget.pick(1e8, 4e9, 4e10);
     require(work <= limit, "T",
             fmt::format("with N = {}, eta = {:g}, alpha_max = {:g}: about {:.3g} steps of O(N T), {:.3g} in all, above "
                         "the budget's {:.3g}",

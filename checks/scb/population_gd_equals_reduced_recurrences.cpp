@@ -111,7 +111,7 @@ struct Params : ParamSet {
     const double n = static_cast<double>(3 * N + 2);
     const double work = static_cast<double>(run_steps(budget)) * static_cast<double>(instances(budget)) *
                         (static_cast<double>(N * (T + N * N)) + 4 * n * n * n);
-    const double limit = budget.pick(1e8, 2e10, 2e11);
+    const double limit = budget.pick(1e8, 4e9, 4e10);
     require(work <= limit, "T",
             fmt::format("with N = {} and {} steps: about {:.3g} operations, above the budget's {:.3g}",
                         N.value(), run_steps(budget), work, limit));

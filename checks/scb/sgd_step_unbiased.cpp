@@ -31,6 +31,8 @@
 //   (a-direction without Π_T), mean_half (η/(2T)), variance_without_1_over_T (η²K_2/K_P²), and the
 //   small direction_V_5_percent (the V-direction × 1.05: 5% of the block's largest entry, against a
 //   half-width sized to 0.6 × resolution = 3% of it).
+// Rare events: B x the mass of events expected fewer than 30 times in the R M samples joins each
+//   bias (rare_event_mass, theory_instance.hpp; 2 B_b² x it for the variances); 0 at the defaults.
 
 #include <fmt/format.h>
 
@@ -134,6 +136,8 @@ struct Measured {
   long long samples_a = 0, samples_b = 0;
   std::vector<std::vector<stats::Summary>> directions, increments;
   double rounding_a = 0, rounding_mean = 0, rounding_variance = 0;
+  // Events too rare for the samples (rare_event_mass) and the per-sample bounds B_a, B_b.
+  double rare_a = 0, rare_b = 0, B_a = 0, B_b = 0;
   // The instance's constants and the exact finite-T variance (derived in the header).
   double K_P = 0, K_2 = 0, K_2_prime = 0, S_3 = 0, exact_variance = 0, exact_variance_error = 0;
 };
@@ -148,7 +152,7 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
 
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
-    Measured m{make_instance(context), {}, {}, 0, 0, 0, {}, {}, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    Measured m{draw_or_refuse([&] { return make_instance(context); }), {}, {}, 0, 0, 0, {}, {}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const sim::scb::Instance& instance = m.instance;
     const Eigen::Index N = instance.N(), T = instance.T;
     const double eta = p.eta;
@@ -275,9 +279,13 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
     // 16 N^2 eps max|V| / K_P per evaluation.
     const double m_V = std::max(1.0, point.V.cwiseAbs().maxCoeff());
     const double a_1 = std::max(1.0, point.A.cwiseAbs().colwise().sum().maxCoeff());
-    const double B_a = static_cast<double>(N) * (1 + m_V * a_1) * (1 + m_V * a_1) * (1 + m_V + a_1) / mu.minCoeff();
-    m.rounding_a = static_cast<double>(samples_a + static_cast<long long>(replicates) + 16 * N) * eps * B_a;
     const double B_b = 4 * eta / K_P;
+    const double B_a = static_cast<double>(N) * (1 + m_V * a_1) * (1 + m_V * a_1) * (1 + m_V + a_1) / mu.minCoeff();
+    m.B_a = B_a;
+    m.B_b = B_b;
+    m.rare_a = rare_event_mass(instance, static_cast<double>(samples_a) * static_cast<double>(replicates));
+    m.rare_b = rare_event_mass(instance, static_cast<double>(samples_b) * static_cast<double>(replicates));
+    m.rounding_a = static_cast<double>(samples_a + static_cast<long long>(replicates) + 16 * N) * eps * B_a;
     const double alpha_rounding =
         16.0 * static_cast<double>(N * N) * eps * std::max(1.0, start.V.cwiseAbs().maxCoeff() + B_b) / K_P;
     m.rounding_mean = static_cast<double>(samples_b + static_cast<long long>(replicates)) * eps * B_b + alpha_rounding;
@@ -340,11 +348,23 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
         "double rounding of the M one-sample increments' moments (B_b = 4 eta / K_P bounds one increment) and of "
         "alpha_hat itself (16 N^2 eps max|V| / K_P)";
 
+    auto rare_bias = [](double mass, double bound, const char* what) {
+      return mass > 0 ? Bias{bound * mass,
+                             fmt::format("{} unbiased, but events of total probability {:.3g} are too rare (expected count "
+                                         "< 30 in R M samples) for the replicates to show them: {:.3g} x that mass",
+                                         what, mass, bound)}
+                      : Bias{0.0, fmt::format("none: {} unbiased, and every token and transition is expected at least 30 "
+                                              "times in R M samples",
+                                              what)};
+    };
+    const Bias bias_a = rare_bias(m.rare_a, m.B_a, "per-sample gradients are");
+    const Bias bias_mean = rare_bias(m.rare_b, m.B_b, "the increment is (derived; uses P mu = mu)");
     Verdict verdict;
     auto add_block = [&](const std::string& label, Eigen::Index begin, Eigen::Index size) {
       Eigen::VectorXd tolerance(size);
       for (Eigen::Index i = 0; i < size; ++i) {
-        tolerance[i] = theory_value.error[begin + i] + m.rounding_a + half[static_cast<std::size_t>(begin + i)].value;
+        tolerance[i] = theory_value.error[begin + i] + m.rounding_a + bias_a.value +
+                       half[static_cast<std::size_t>(begin + i)].value;
       }
       const Eigen::Index w =
           begin + worst_entry(theory_value.value.segment(begin, size), mean.segment(begin, size), tolerance);
@@ -359,7 +379,7 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
           fmt::format("{}: {}", label, where), {theory_value.value[w], theory_value.error[w], ReferenceVector::reason},
           with_rounding(measured(mean[w], half[static_cast<std::size_t>(w)], assumption_a), m.rounding_a,
                         rounding_a_reason),
-          {0.0, "none: per-sample gradients are unbiased and the step is linear in them"},
+          bias_a,
           {resolution_fraction * theory_value.value.segment(begin, size).cwiseAbs().maxCoeff(),
            fmt::format("{:g} x the largest entry of the block", resolution_fraction)}));
     };
@@ -372,7 +392,7 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
         "E d(alpha_hat) of one sample at init = eta / T",
         {theory_value.value[i_mean], theory_value.error[i_mean], ReferenceVector::reason},
         with_rounding(measured(mean[i_mean], h_mean, assumption_b), m.rounding_mean, rounding_b_reason),
-        {0.0, "none: exact (derived; uses P mu = mu)"},
+        bias_mean,
         {p.resolution_mean * eta / t_real,
          fmt::format("{:g} x eta / T (parameter resolution_mean)", p.resolution_mean.value())}));
     // The O(1/T) term of the claim's own leading order (not of a mutant's), in double.
@@ -381,16 +401,17 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
         "Var d(alpha_hat) = eta^2 K_2 / (T K_P^2) (leading order)",
         {theory_value.value[i_var], theory_value.error[i_var], ReferenceVector::reason},
         with_rounding(measured(mean[i_var], h_var, assumption_b), m.rounding_variance, rounding_b_reason),
-        {correction + m.exact_variance_error,
+        {correction + m.exact_variance_error + 2 * m.B_b * m.B_b * m.rare_b,
          fmt::format("the O(1/T) term, |exact - leading| = eta^2 |S_3 - K_P^2 + (T-1) K_2' - T K_2| / (T^2 K_P^2) with "
-                     "S_3 = {:.4g}, K_2' = tr(P' Sigma P Sigma) = {:.4g} (derived, see the claim's header)",
-                     m.S_3, m.K_2_prime)},
+                     "S_3 = {:.4g}, K_2' = tr(P' Sigma P Sigma) = {:.4g} (derived, see the claim's header); plus 2 B_b^2 x "
+                     "the mass {:.3g} of events too rare for the samples",
+                     m.S_3, m.K_2_prime, m.rare_b)},
         {resolution_fraction * theory_value.value[i_var], fmt::format("{:g} x the variance", resolution_fraction)}));
     verdict.comparisons.push_back(checks::compare(
         "Var d(alpha_hat) = eta^2 [(T-1) K_2' + S_3 - K_P^2] / (T^2 K_P^2) (exact, derived)",
         {m.exact_variance, m.exact_variance_error, "double evaluation of the exact formula, 64 N^3 eps relative"},
         with_rounding(measured(mean[i_var], h_var, assumption_b), m.rounding_variance, rounding_b_reason),
-        {0.0, "none: exact"},
+        {2 * m.B_b * m.B_b * m.rare_b, "none but 2 B_b^2 x the mass of events too rare for the samples (exact formula)"},
         {resolution_fraction * m.exact_variance, fmt::format("{:g} x the variance", resolution_fraction)}));
 
     verdict.notes.push_back(describe(m.instance, context));

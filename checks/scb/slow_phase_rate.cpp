@@ -76,7 +76,7 @@ struct Params : ParamSet {
     require_sparsity(support.Q, run_T(budget));
     const double work = step_bound(budget) * static_cast<double>(vocabulary.N * (run_T(budget) + vocabulary.N)) *
                         static_cast<double>(budget.pick<std::size_t>(1, 2, 6));
-    const double limit = budget.pick(1e8, 2e10, 2e11);
+    const double limit = budget.pick(1e8, 4e9, 4e10);
     require(work <= limit, "T",
             fmt::format("with eta = {:g}, eta_A_K_P = {:g}, window_end = {:g}, N = {}: the slow phase needs up to {:.3g} "
                         "steps of O(N T) work, {:.3g} in all, above the budget's {:.3g} (lower T or window_end, or "

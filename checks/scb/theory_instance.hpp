@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -82,6 +84,50 @@ inline sim::scb::LinearModel random_positive_start(const RunContext& context, st
 /// the simulated and the reduced dynamics may differ by this much per step (a numerical term).
 inline double stationarity_defect(const sim::scb::Instance& instance) {
   return (instance.P * instance.mu - instance.mu).cwiseAbs().maxCoeff();
+}
+
+/// The probability mass of sample-level events too rare for `samples` iid SCB examples to be sure to show
+/// them: each token j appears in an example (T + 2 tokens with marginal mu, the chain being stationary)
+/// with probability <= (T + 2) mu_j, and a transition j -> i at one of its T + 1 adjacent pairs with
+/// probability <= (T + 1) mu_j P_ij (union bounds). Events whose expected count over the samples is
+/// below `min_count` are counted. A mean over the samples can miss at most B x this mass of the
+/// population mean when every per-sample value is bounded by B: a bias term, since the Student-t
+/// interval of replicate means cannot see events that no replicate drew (issue #10: P nearly a
+/// permutation made every replicate identical and the half-width 0).
+inline double rare_event_mass(const sim::scb::Instance& instance, double samples, double min_count = 30) {
+  const Eigen::Index N = instance.N();
+  const double T = static_cast<double>(instance.T);
+  double mass = 0;
+  for (Eigen::Index j = 0; j < N; ++j) {
+    const double token = (T + 2) * instance.mu[j];
+    if (token * samples < min_count) {
+      mass += token;
+      continue;
+    }
+    for (Eigen::Index i = 0; i < N; ++i) {
+      const double pair = (T + 1) * instance.mu[j] * instance.P(i, j);
+      if (pair * samples < min_count) mass += pair;
+    }
+  }
+  return std::min(mass, 1.0);
+}
+
+/// `draw()` (an instance draw), with a failure of the draw itself turned into a ParamError naming
+/// p_concentration: with a tiny Dirichlet concentration (and a large identity_mix) the drawn P can be
+/// (nearly) reducible, without a positive stationary distribution; the point is then refused (exit 2)
+/// before any work, instead of an ERROR.
+template <class Draw>
+auto draw_or_refuse(Draw draw) -> decltype(draw()) {
+  try {
+    return draw();
+  } catch (const ParamError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ParamError("p_concentration",
+                     fmt::format("parameter 'p_concentration' (with identity_mix) gave an instance this claim cannot use "
+                                 "at this seed ({}); raise p_concentration or lower identity_mix",
+                                 e.what()));
+  }
 }
 
 /// Throws ParamError naming `name` unless `ok`.

@@ -131,7 +131,7 @@ struct Params : ParamSet {
                           T, escape, max_steps / 2, r));
       work += 3 * escape * static_cast<double>(vocabulary.N) * (T + static_cast<double>(vocabulary.N));
     }
-    const double limit = budget.pick(1e8, 2e10, 2e11);
+    const double limit = budget.pick(1e8, 4e9, 4e10);
     require(work <= limit, "log10_T_max",
             fmt::format("with N = {}: the runs need about {:.3g} operations, above the budget's {:.3g}",
                         vocabulary.N.value(), work, limit));

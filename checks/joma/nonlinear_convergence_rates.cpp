@@ -12,7 +12,9 @@
 // Compared per component: (a) the time at which the ODE's δ_j reaches εμ_j (from δ_j(t_j) through
 // d ln δ/dt = −e^{v²/2}) against t_j(ε) (rel 1e-8); (b) the ODE's decay rate of ln δ_j over the late window
 // against e^{μ_j²/2} (rel 1e-3), bias ≤ μ_j δ_j(t_1) relative since e^{(μ−δ)²/2} = e^{μ²/2}e^{−μδ+δ²/2};
-// (c) the ODE's times to εμ_j decrease strictly with μ_j.
+// (c) the ODE's times to εμ_j decrease strictly with μ_j; (d) the asymptotic form
+// t(ε) = e^{−μ²/2} ln(1/ε) + C(μ) + o(1) at ε = 1e-7, C by theory::joma::time_to_precision_offset,
+// o(1) ≤ εμ²e^{−μ²/2}e^{μ²ε}, charged twice.
 // Mutants: exp_mu_squared (rate e^{μ²} and time integrand e^{−μ²s²}/(1−s)); rate_2_percent (the late rate
 // 2% too large). Resolution: (b) resolves a relative error of 1e-3 in the rate (its tolerance is below
 // 1e-6 of it at ci), (a) a relative 1e-8 in t_j(ε).
@@ -72,6 +74,7 @@ struct Measured {
 struct Predicted {
   std::vector<ReferenceVector> t_eps;  ///< per component
   std::vector<double> rate;            ///< per component
+  std::vector<double> offset, offset_error, log_coefficient;  ///< C(μ), its quadrature error, e^{−μ²/2} (per component)
 };
 
 /// The time integrand e^{−c μ² s²} equals e^{−μ'² s²/2} with μ' = √(2c) μ.
@@ -138,6 +141,10 @@ class NonlinearConvergenceRates final : public ClaimShape<Params, Settings, Meas
         return out;
       }));
       predicted.rate.push_back(s.rate_factor * theory::to_double(theory::joma::late_time_rate(mp50(effective))));
+      const auto offset = theory::joma::time_to_precision_offset(mp50(effective));
+      predicted.offset.push_back(theory::to_double(offset.value));
+      predicted.offset_error.push_back(theory::to_double(offset.error) + 1e-16 * std::abs(predicted.offset.back()));
+      predicted.log_coefficient.push_back(std::exp(-effective * effective / 2));
     }
     return predicted;
   }
@@ -177,6 +184,23 @@ class NonlinearConvergenceRates final : public ClaimShape<Params, Settings, Meas
           {true_rate * c.mu * d1,
            "e^{(mu-delta)^2/2} = e^{mu^2/2}(1 - O(mu delta)): relative bias <= mu delta(t_1)"},
           {1e-3 * true_rate, "spec §7 claim 6: relative 1e-3"}));
+      // (d) the asymptotic offset: t(ε) = e^{−μ²/2} ln(1/ε) + C(μ) − ∫_{1−ε}^1 g, at ε = 1e-7 (the late window's
+      // start t_1), with the ODE's time there from δ_j(t_1) as in (a).
+      {
+        const double rate_1 = std::exp(c.mu * c.mu * (1 - late_eps) * (1 - late_eps) / 2);
+        const double shift_1 = theory::to_double(log(c.delta_1 / (mp50(late_eps) * mp50(c.mu)))) / rate_1;
+        const double asymptotic = t.log_coefficient[j] * std::log(1 / late_eps) + t.offset[j];
+        verdict.comparisons.push_back(checks::compare(
+            fmt::format("t_ODE(delta = 1e-7 mu) against e^(-mu^2/2) ln(1e7) + C(mu), mu_j = {:.4f}", c.mu),
+            {asymptotic, t.offset_error[j] + 4e-16 * asymptotic,
+             "tanh-sinh quadrature of C(mu) = int_0^1 g (its error estimate), plus rounding to double"},
+            measured_exactly(c.t1 + shift_1, c.error_1 / (d1 * rate_1) + 2e-16 * c.t1,
+                             "ODE error estimate / (delta rate), plus rounding t_1 to double"),
+            {2 * late_eps * c.mu * c.mu * std::exp(-c.mu * c.mu / 2) + std::abs(shift_1) * late_eps * c.mu * c.mu,
+             "the o(1) rest int_{1-eps}^1 g <= eps mu^2 e^{-mu^2/2} e^{mu^2 eps} (expm1(x) <= x e^x), doubled; plus "
+             "the shift's linearisation as in (a)"},
+            {1e-6 * c.t1, "relative 1e-6 of the time"}));
+      }
       Curve curve = Curve::line(fmt::format("mu = {:.3f}", c.mu));
       for (std::size_t i = 0; i < c.plot_t.size(); ++i) curve.add(c.plot_t[i], c.plot_log_delta[i]);
       plot.add(std::move(curve));

@@ -48,7 +48,9 @@ TEST(TheoryJomaLinearActivationEulerError, CoefficientMatchesEuler) {
       const double gap = std::abs((zeta - to_double(sol.zeta(0, mp50(t_end)))) / h - eps_zeta) +
                          std::abs((tau - to_double(sol.clock_at_time(0, mp50(t_end)))) / h - eps_tau);
       EXPECT_LT(gap, 2e-3 * (1 + std::abs(eps_zeta))) << beta << " n = " << n;
-      if (previous > 0) EXPECT_NEAR(previous / gap, 2.0, 0.1) << beta;
+      if (previous > 0) {
+        EXPECT_NEAR(previous / gap, 2.0, 0.1) << beta;
+      }
       previous = gap;
     }
   }

@@ -439,6 +439,7 @@ int main(int argc, char** argv) {
           case PointResult::Kind::ran: break;
         }
         bool point_failed = false;
+        bool claim_errored = false;  // then its mutants' ERRORs (the same measurement) are not counted again
         std::string mutant_line;
         if (result.seconds > settings.point_seconds) {
           point_failed = true;
@@ -457,6 +458,7 @@ int main(int argc, char** argv) {
               fmt::print("  claim INCONCLUSIVE: {}\n", variant.detail);
             } else {
               point_failed = true;
+              claim_errored = variant.outcome == "ERROR";
               fail("", fmt::format("claim {}: {}", variant.outcome, variant.detail), reproduce);
             }
             if (variant.outcome == "PASS") ++tally.pass;
@@ -468,6 +470,8 @@ int main(int argc, char** argv) {
             // as it must
           } else if (variant.outcome == "INCONCLUSIVE") {
             fmt::print("  {} INCONCLUSIVE (does not resolve here): {}\n", label, variant.detail);
+          } else if (variant.outcome == "ERROR" && claim_errored) {
+            // reported with the claim
           } else {
             point_failed = true;
             fail(variant.variant,

@@ -112,8 +112,9 @@ inline double sgd_sample_work(double d) { return d * d + 8 * d; }
 /// Work a budget affords for the SGD runs of one claim. Measured: calib.discretisation_gap_first_order at
 /// its ci defaults (4096 x 140 steps x 64 samples x (4 + 16) = 7.3e8 units) took 1.6 s of CPU on one
 /// thread (4.5 s of wall time on the loaded shared machine): ~4.5e8 units per CPU-second. smoke:
-/// ~0.2 s, ci: ~10 s (6x the defaults' cost; ~30 s of wall time under that load), full: ~30 min.
-inline double sgd_work_limit(const Budget& budget) { return budget.pick(1e8, 4.5e9, 8e11); }
+/// ~0.2 s, ci: ~4.5 s (2.7x the defaults' cost; a 3.8e9 point took 47 s of wall time on the shared
+/// machine under full load, so 2e9 keeps a ci point well inside a minute there), full: ~30 min.
+inline double sgd_work_limit(const Budget& budget) { return budget.pick(1e8, 2e9, 8e11); }
 
 inline void LinearRegressionParams::check_sgd_cost(double replicates, double steps, const Budget& budget,
                                                    const std::string& steps_from, const std::string& time) const {

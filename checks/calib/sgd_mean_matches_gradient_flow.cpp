@@ -35,19 +35,20 @@ namespace {
 constexpr int compared_times = 8;
 constexpr int plotted_times = 48;
 
-struct Params : ParamSet {
-  Int d{this, "d", 4, closed(1, 16), "dimension"};
-  Real lambda_min{this, "lambda_min", 0.5, open_closed(0, 10), "smallest eigenvalue of H", Scale::log};
-  Real lambda_max{this, "lambda_max", 2, open_closed(0, 10), "largest eigenvalue of H; at least lambda_min",
-                  Scale::log};
-  Real eta{this, "eta", 0.02, open_closed(0, 1), "SGD step size; also eta * lambda_max < 1", Scale::log};
-  Real sigma{this, "sigma", 0.5, closed(0, 10), "label-noise standard deviation"};
-  Int batch{this, "batch", 8, closed(1, 4096), "minibatch size", Scale::log};
+struct Params : LinearRegressionParams {
+  Params() : LinearRegressionParams({4, 0.5, 2, 0.02, 0.5, 8, "SGD step size"}) {}
   Real t_end{this, "t_end", 3, open_closed(0, 50), "physical time of the last compared point"};
   Real resolution{this, "resolution", 0.02, open_closed(0, 1),
                   "detectable discrepancy, as a fraction of |w0 - w*|_inf"};
 
-  void check(const Budget&) const override { require_stable_step(eta, lambda_min, lambda_max); }
+  static std::size_t replicates(const Budget& budget) { return budget.pick<std::size_t>(24, 512, 8192); }
+  /// The last recorded step, in double (check() refuses counts a long long could not hold long before).
+  double steps() const { return std::max<double>(plotted_times, std::round(t_end / eta)); }
+
+  void check(const Budget& budget) const override {
+    check_instance();
+    check_sgd_cost(static_cast<double>(replicates(budget)), steps(), budget, "t_end / eta", "t_end");
+  }
 };
 
 /// The theory's knobs; the default is the claim's theory.
@@ -75,8 +76,8 @@ class SgdMeanMatchesGradientFlow final : public ClaimShape<Params, Settings, Mea
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
     Measured m;
     m.instance = make_linear_regression_instance(context, p.d, p.lambda_min, p.lambda_max);
-    m.replicates = context.budget.pick<std::size_t>(24, 512, 8192);
-    const long long last_step = std::max<long long>(plotted_times, std::llround(p.t_end / p.eta));
+    m.replicates = Params::replicates(context.budget);
+    const auto last_step = static_cast<long long>(p.steps());
     for (int k = 0; k <= plotted_times; ++k) m.record_steps.push_back(last_step * k / plotted_times);
     const sim::calib::NoisyLinearRegression problem(m.instance.H, m.instance.w_star, p.sigma);
     const std::vector<Eigen::MatrixXd> runs =

@@ -65,7 +65,7 @@ void pin_eigen_blocking() {
 }
 
 /// The invariant of the error shares (DESIGN.md, Statistics), checked on every verdict.
-void check_shares(const ClaimInfo& info, Verdict& verdict) {
+void check_shares(const ClaimInfo& info, double share, Verdict& verdict) {
   double spent = 0;
   for (const Comparison& comparison : verdict.comparisons) {
     spent += comparison.false_failure_share;
@@ -78,10 +78,10 @@ void check_shares(const ClaimInfo& info, Verdict& verdict) {
   }
   verdict.false_failure_spent = spent;
   // A relative slack of 1e-9 for the rounding of shares computed as share / count.
-  if (spent > info.false_failure_share * (1 + 1e-9)) {
+  if (spent > share * (1 + 1e-9)) {
     verdict.outcome = Outcome::error;
     verdict.error = fmt::format("the comparisons' false-failure shares add up to {:.6g}, more than the claim's {:.6g}",
-                                spent, info.false_failure_share);
+                                spent, share);
   }
 }
 
@@ -122,7 +122,8 @@ std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& op
   context.seed = options.seed;
   context.claim_id = info.id;
   context.threads = options.threads;
-  context.claim_false_failure_share = info.false_failure_share;
+  const double share = options.false_failure_share > 0 ? options.false_failure_share : info.false_failure_share;
+  context.claim_false_failure_share = share;
   context.progress = options.progress;
 
   std::vector<Verdict> verdicts = claim.evaluate(context, variants);
@@ -132,13 +133,13 @@ std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& op
   }
   for (std::size_t v = 0; v < verdicts.size(); ++v) {
     Verdict& verdict = verdicts[v];
-    if (verdict.outcome != Outcome::error) check_shares(info, verdict);
+    if (verdict.outcome != Outcome::error) check_shares(info, share, verdict);
     verdict.claim_id = info.id;
     verdict.mutant = variants[v];
     verdict.seed = options.seed;
     verdict.budget = std::string(to_string(options.budget.level));
     verdict.params = context.params.items();
-    verdict.false_failure_rate = info.false_failure_share;
+    verdict.false_failure_rate = share;
   }
   return verdicts;
 }

@@ -300,12 +300,20 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
   return all_good ? 0 : exit_fail;
 }
 
-int command_calibrate(const std::string& id, const std::string& seeds_text, const CommonOptions& common) {
+int command_calibrate(const std::string& id, const std::string& seeds_text, const std::optional<std::string>& share_text,
+                      const CommonOptions& common) {
   const auto* claim = checks::builtin_registry().find(id);
   if (claim == nullptr) throw checks::ParamError("claim", "no claim named '" + id + "' (see `dyncheck list`)");
   const std::size_t seeds =
       checks::parse_unsigned_decimal("seeds", "--seeds", seeds_text, 1, 1000000, "[1, 1000000]");
   checks::RunOptions options = run_options(common, {claim});
+  if (share_text) {
+    // The claim's share for this calibration only: with the fixed per-claim share (1e-5) a rate
+    // several times too high would need ~1e6 seeds to show; at 0.05, a few hundred suffice.
+    const checks::ParamSpec spec{"false-failure-share", 0.05, 0, 0.5, false, true,
+                                 "the claim's false-failure share for this calibration", true};
+    options.false_failure_share = checks::parse_param_value(spec, *share_text);
+  }
   const std::uint64_t master = options.seed;
   Progress progress(common.quiet);
   std::size_t counts[4] = {0, 0, 0, 0};
@@ -322,7 +330,7 @@ int command_calibrate(const std::string& id, const std::string& seeds_text, cons
     }
   }
   progress.finish();
-  const double promised = claim->info().false_failure_share;
+  const double promised = options.false_failure_share > 0 ? options.false_failure_share : claim->info().false_failure_share;
   const std::size_t failures = counts[1] + counts[3];
   const auto interval = checks::stats::clopper_pearson(failures, seeds, 0.95);
   const bool consistent = interval.lower <= promised;
@@ -383,6 +391,10 @@ int main(int argc, char** argv) {
   CommonOptions calibrate_common;
   calibrate->add_option("claim", calibrate_id, "claim id")->required();
   calibrate->add_option("--seeds", seeds, "number of seeds, a decimal integer in [1, 1000000] (default 50)");
+  std::optional<std::string> calibrate_share;
+  calibrate->add_option("--false-failure-share", calibrate_share,
+                        "run the claim at this false-failure share, a number in (0, 0.5] (default: its own, 1e-5), "
+                        "and compare the observed rate with it");
   add_common(*calibrate, calibrate_common);
   calibrate->add_option("--param", calibrate_common.params, "override a parameter: name=value (repeatable)");
 
@@ -397,7 +409,7 @@ int main(int argc, char** argv) {
     if (*list) return command_list(list_json);
     if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect, save_variants);
     if (*report) return command_report(report_selectors, report_common, out, !no_mutants, thin_plot_series);
-    if (*calibrate) return command_calibrate(calibrate_id, seeds, calibrate_common);
+    if (*calibrate) return command_calibrate(calibrate_id, seeds, calibrate_share, calibrate_common);
   } catch (const checks::ParamError& error) {
     fmt::print(stderr, "dyncheck: {}\n", error.what());
     return exit_usage;

@@ -23,6 +23,10 @@ struct RunOptions {
   std::vector<ParamOverride> overrides;
   std::string mutant;
   unsigned threads = 0;  ///< 0: sim::default_thread_count()
+  /// The claim's false-failure share for this run; 0: its own (ClaimInfo::false_failure_share).
+  /// Only `dyncheck calibrate --false-failure-share` sets it: a larger share makes a calibration
+  /// with a feasible number of seeds able to detect a rate several times too high.
+  double false_failure_share = 0;
   std::function<void(std::string_view stage, std::size_t done, std::size_t total)> progress;
 };
 

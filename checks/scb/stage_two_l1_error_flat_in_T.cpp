@@ -23,6 +23,10 @@
 //   off-support mass in place within them (issue #10: η_A K_P = 0.0102 failed).
 // B_no_l1 must be at least the auto value below (ParamError otherwise, like B); B_no_l1 = 0 picks the batch at which §5's stationary noise ω* at 4T is ρ̄/2 (ω* ≤ ρ̄/8 at T):
 //   the unregularised noise floor is of the order of the signal, as in "SGD fails from its variance".
+// Cost: refused up front (ParamError) when the SGD runs exceed seeds x steps x (B + B_no_l1) x 5T =
+//   5e10 at ci (the default, 4.8e9, takes ~10 s) or the population runs 2 x steps x T x N² = 5e6.
+// Seeds: 48 at ci (24 before: seeds 3 and 5 were INCONCLUSIVE, the Student-t width of the noise part
+//   at T exceeding half the predicted value).
 // Tolerances:
 //   population (λ_pop = κ_pop K_P μ_min/(2Q_pop), relative like the SGD λ: an absolute λ killed
 //     every entry of a column with small μ_k, issue #10 seed 2; the run lasts until every

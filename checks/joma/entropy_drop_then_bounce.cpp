@@ -30,6 +30,7 @@
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/joma/nonlinear_toy.hpp"
 #include "dyncheck/sim/random/uniform01.hpp"
 #include "dyncheck/theory/joma/nonlinear_flow.hpp"
@@ -94,7 +95,7 @@ EntropyCurve entropy_curve(const std::vector<std::pair<double, int>>& levels, do
       const double p = static_cast<double>(exp(mu[i] * mu[i] / 2) / total);
       const double d = static_cast<double>(abs(mu[i] - ode.states.back()[i]));
       curve.end_bias += levels[static_cast<std::size_t>(i)].second * p * static_cast<double>(mu[i]) *
-                        std::abs(std::log(p) + H_inf) * d * 1.01;  // 1% for evaluating at μ instead of along the path
+                        std::abs(portable::log(p) + H_inf) * d * 1.01;  // 1% for evaluating at μ instead of along the path
     }
   }
   if (arg == 0 || arg + 1 == times.size()) {
@@ -190,7 +191,7 @@ class EntropyDropThenBounce final : public Claim {
     // Control: equal μ keeps p ≡ x.
     const EntropyCurve flat = entropy_curve({{1.5, 10}}, 5, 50);
     double deviation = 0;
-    for (double h : flat.H) deviation = std::max(deviation, std::abs(h - std::log(10.0)));
+    for (double h : flat.H) deviation = std::max(deviation, std::abs(h - portable::log(10.0)));
     verdict.comparisons.push_back(compare("control, equal mu = 1.5: max_t |H(t) - ln 10|", {0.0, 0.0, "exact"},
                                           {deviation, 0.0, "ODE", 1e-14, "rounding ln 10 and H to double"},
                                           {0.0, "none"}, {1e-6, "1e-6"}, Relation::at_most));

@@ -23,6 +23,7 @@
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "identity_experiment.hpp"
 
 namespace dyncheck::checks::joma {
@@ -58,14 +59,14 @@ class NearOrthogonalInvariantDefect final : public Claim {
       log_c.emplace_back();
       log_r.emplace_back();
       for (const IdentityRun& r : runs) {
-        logs.push_back(std::log(r.worst_residual / r.final_balance));
+        logs.push_back(portable::log(r.worst_residual / r.final_balance));
         cosines.push_back(r.mean_abs_cosine);
-        log_c.back().push_back(std::log(r.mean_abs_cosine));
+        log_c.back().push_back(portable::log(r.mean_abs_cosine));
         log_r.back().push_back(logs.back());
       }
       log_defect.push_back(stats::summarize(logs));
       cosine.push_back(stats::summarize(cosines).mean);
-      mean_defect.push_back(std::exp(log_defect.back().mean));
+      mean_defect.push_back(portable::exp(log_defect.back().mean));
     }
     // Least-squares slope of ln R on ln c over levels [first, first + fit_levels), replicate points.
     struct Fit {
@@ -91,7 +92,7 @@ class NearOrthogonalInvariantDefect final : public Claim {
       }
       const double slope = sxy / sxx;
       double rss = 0;
-      for (std::size_t i = 0; i < xs.size(); ++i) rss += std::pow(ys[i] - my - slope * (xs[i] - mx), 2);
+      for (std::size_t i = 0; i < xs.size(); ++i) rss += portable::pow(ys[i] - my - slope * (xs[i] - mx), 2);
       return Fit{slope, std::sqrt(rss / (n - 2) / sxx), xs.size()};
     };
     const std::size_t fit_levels = context.budget.pick<std::size_t>(2, 4, 5);
@@ -131,8 +132,8 @@ class NearOrthogonalInvariantDefect final : public Claim {
       std::size_t i = 0;
       while (i + 2 < cosine.size() && cosine[i + 1] < c) ++i;
       const double slope_here =
-          std::log(mean_defect[i + 1] / mean_defect[i]) / std::log(cosine[i + 1] / cosine[i]);
-      return mean_defect[i] * std::pow(c / cosine[i], slope_here);
+          portable::log(mean_defect[i + 1] / mean_defect[i]) / portable::log(cosine[i + 1] / cosine[i]);
+      return mean_defect[i] * portable::pow(c / cosine[i], slope_here);
     };
     verdict.plots.back().curves.push_back({"interpolated at the paper's mean |cos| levels 0.05, 0.1, 0.17",
                                            Curve::Style::points, {0.05, 0.1, 0.17}, {at(0.05), at(0.1), at(0.17)}, {}, {}});

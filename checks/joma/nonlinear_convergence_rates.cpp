@@ -18,6 +18,7 @@
 
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/random/rng.hpp"
 #include "dyncheck/sim/random/uniform01.hpp"
 #include "dyncheck/theory/joma/nonlinear_flow.hpp"
@@ -61,7 +62,7 @@ class NonlinearConvergenceRates final : public Claim {
       const double late_eps = 1e-7;
       // The late window is placed by the true formula, so that the simulation is the same for every mutant.
       const double t1 = theory::to_double(theory::joma::time_to_relative_precision(mp50(m), mp50(late_eps)).value);
-      const double t2 = t1 + 2 * std::exp(-m * m / 2);
+      const double t2 = t1 + 2 * portable::exp(-m * m / 2);
       const double t_q = t_eps.value[0];
       std::vector<mp50> times{mp50(0)};
       std::vector<double> ordered{t_q, t1, t2};
@@ -86,7 +87,7 @@ class NonlinearConvergenceRates final : public Claim {
       // (a) time to relative precision: convert the ODE's δ at t_q into the time at which δ = εμ,
       // using d ln δ/dt = −e^{v²/2} (v ≈ μ(1 − ε) there).
       const auto [delta_q, error_q] = delta_at(t_q);
-      const double rate_q = std::exp(m * m * (1 - epsilon) * (1 - epsilon) / 2);
+      const double rate_q = portable::exp(m * m * (1 - epsilon) * (1 - epsilon) / 2);
       const double time_shift = theory::to_double(log(delta_q / (mp50(epsilon) * mp50(m)))) / rate_q;
       const double delta_q_d = theory::to_double(delta_q);
       verdict.comparisons.push_back(compare(
@@ -101,13 +102,13 @@ class NonlinearConvergenceRates final : public Claim {
       const auto [delta_1, error_1] = delta_at(t1);
       const auto [delta_2, error_2] = delta_at(t2);
       const double measured_rate = theory::to_double(log(delta_1 / delta_2)) / (t2 - t1);
-      const double predicted_rate = std::exp(effective * effective / 2);
+      const double predicted_rate = portable::exp(effective * effective / 2);
       const double d1 = theory::to_double(delta_1), d2 = theory::to_double(delta_2);
       verdict.comparisons.push_back(compare(
           fmt::format("late decay rate of ln delta_j for mu_j = {:.4f}", m), {predicted_rate, 0.0, "closed form"},
           {measured_rate, 0.0, "deterministic ODE", (error_1 / d1 + error_2 / d2) / (t2 - t1),
            "relative ODE errors of delta at both ends / window length"},
-          {std::exp(m * m / 2) * m * d1, "e^{(mu-delta)^2/2} = e^{mu^2/2}(1 - O(mu delta)): relative bias <= mu delta(t_1)"},
+          {portable::exp(m * m / 2) * m * d1, "e^{(mu-delta)^2/2} = e^{mu^2/2}(1 - O(mu delta)): relative bias <= mu delta(t_1)"},
           {1e-3 * predicted_rate, "spec §7 claim 6: relative 1e-3"}));
       times_to_eps.push_back(t_q);
       Curve curve{fmt::format("mu = {:.3f}", m), Curve::Style::line, {}, {}, {}, {}};

@@ -37,6 +37,7 @@
 
 #include "claims.hpp"
 #include "dyncheck/checks/verdict.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/phases.hpp"
@@ -82,7 +83,7 @@ class EscapeTimeLogT final : public Claim {
     };
     std::vector<Point> points;
     for (long long d = d_min; d <= d_max; ++d) {
-      const long long T = std::llround(std::pow(10.0, static_cast<double>(d)));
+      const long long T = std::llround(portable::pow(10.0, static_cast<double>(d)));
       require_sparsity(Q, T);
       // Index 0 for every T: the same P (drawn first from the stream), new supports.
       const sim::scb::Instance sim_inst = draw_instance(context, "escape", 0,
@@ -107,12 +108,12 @@ class EscapeTimeLogT final : public Claim {
       double T_eff = Td;
       if (context.mutant_is("eigenvalue_not_square_root")) r = eta * c_d.rho_bar * eta_A_K_P;
       if (context.mutant_is("drift_half")) T_eff = 2 * Td;
-      const double linear = std::log(2 * c * T_eff * r / eta) / std::log1p(r);
+      const double linear = portable::log(2 * c * T_eff * r / eta) / portable::log1p(r);
       const auto discrete = tscb::escape_delay_discrete(c, eta, c_d.rho_bar, eta_A_K_P);
       const double delay = discrete.delay;
       const double r_true = tscb::growth_rate(eta, c_d.rho_bar, eta_A_K_P);
-      const double slack = 2 * eta * (1 + r_true) / (r_true * Td * std::log1p(r_true) * (1 - c * c / (landing * landing)));
-      points.push_back({Td, std::log(Td), static_cast<double>(t), linear, delay, r_true, landing, slack, discrete.phase_error});
+      const double slack = 2 * eta * (1 + r_true) / (r_true * Td * portable::log1p(r_true) * (1 - c * c / (landing * landing)));
+      points.push_back({Td, portable::log(Td), static_cast<double>(t), linear, delay, r_true, landing, slack, discrete.phase_error});
     }
 
     Verdict verdict;
@@ -173,7 +174,7 @@ class EscapeTimeLogT final : public Claim {
       theory_line.x.push_back(p.log_T);
       theory_line.y.push_back(p.linear + p.delay + 0.5);
       spec_line.x.push_back(p.log_T);
-      spec_line.y.push_back(std::log(2 * c * p.T) / std::log1p(p.r));
+      spec_line.y.push_back(portable::log(2 * c * p.T) / portable::log1p(p.r));
       measured.x.push_back(p.log_T);
       measured.y.push_back(p.escape);
     }
@@ -181,7 +182,7 @@ class EscapeTimeLogT final : public Claim {
     verdict.plots.push_back(std::move(plot));
     verdict.notes.push_back(fmt::format(
         "r = {:.4g}, alpha* = {:.4g}, nonlinear delay delta = {:.3g} steps at T = {:g}; predicted slope 1/ln(1+r) = {:.4g}.",
-        points.front().r, points.front().landing, points.front().delay, points.front().T, 1 / std::log1p(points.back().r)));
+        points.front().r, points.front().landing, points.front().delay, points.front().T, 1 / portable::log1p(points.back().r)));
     return verdict;
   }
 

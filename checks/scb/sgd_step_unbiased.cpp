@@ -36,6 +36,7 @@
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/replicate_summary.hpp"
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/scb/model.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
@@ -159,7 +160,7 @@ class SgdStepUnbiased final : public Claim {
         stats::student_t_half_width(stats::Summary{replicates, 0.0, 1.0, 0.0, 0.0},
                                     stats::bonferroni_share(context.false_failure_rate(), compared_quantities))
             .value * std::sqrt(static_cast<double>(replicates));
-    const double needed_total = std::pow(t_quantile * std::sqrt(exact_variance) / (0.6 * resolution_mean * eta / t_real), 2);
+    const double needed_total = portable::pow(t_quantile * std::sqrt(exact_variance) / (0.6 * resolution_mean * eta / t_real), 2);
     const long long samples_b = std::clamp(static_cast<long long>(needed_total / static_cast<double>(replicates)) + 1,
                                            work_samples_b, 3 * work_samples_b);
 

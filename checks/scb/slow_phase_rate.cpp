@@ -28,6 +28,7 @@
 
 #include "claims.hpp"
 #include "dyncheck/checks/verdict.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/phases.hpp"
@@ -87,13 +88,13 @@ class SlowPhaseRate final : public Claim {
           path.y.push_back(gap);
         }
       }
-      const double measured = std::log(gap1 / gap2) / static_cast<double>(t2 - t1);
+      const double measured = portable::log(gap1 / gap2) / static_cast<double>(t2 - t1);
       const double leading = tscb::slow_phase_rate(eta, Td, c_d.rho_bar, eta_A_K_P);
       const double theory_value = context.mutant_is("no_rate_factor") ? eta / Td : leading;
       const double exact = tscb::slow_phase_gd_rate(eta, Td, c_d.rho_bar, eta_A_K_P);
       auto shape = [&](double x) { return x * x * x * x / (a + b * x * x * x * x) * (a + b); };
       const double manifold = std::max(std::abs(shape(1 - w_start) - 1), std::abs(shape(1 + w_start) - 1)) * leading;
-      const double fast = std::pow(std::abs(1 - a - b), static_cast<double>(t1)) / (gap1 * static_cast<double>(t2 - t1));
+      const double fast = portable::pow(std::abs(1 - a - b), static_cast<double>(t1)) / (gap1 * static_cast<double>(t2 - t1));
       const double correction = 2 * eps / (a + b) * leading;
       verdict.comparisons.push_back(compare(
           fmt::format("instance {}: -d ln|1 - alpha|/dt for |1 - alpha| from {:g} to {:g} (steps {}..{})", i, w_start,
@@ -110,7 +111,7 @@ class SlowPhaseRate final : public Claim {
         Curve line{"slope of the predicted rate through the window start", Curve::Style::line, {}, {}, {}, {}};
         for (long long s = t1; s <= t2; s += std::max(1LL, (t2 - t1) / 20)) {
           line.x.push_back(static_cast<double>(s));
-          line.y.push_back(gap1 * std::exp(-leading * static_cast<double>(s - t1)));
+          line.y.push_back(gap1 * portable::exp(-leading * static_cast<double>(s - t1)));
         }
         plot.curves = {path, line};
         verdict.notes.push_back(fmt::format("Instance 0: rho_bar = {:.4g}, eta/T = {:.3g}; predicted rate {:.5g}, "

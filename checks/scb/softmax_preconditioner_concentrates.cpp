@@ -29,6 +29,7 @@
 
 #include "claims.hpp"
 #include "dyncheck/checks/verdict.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/random/rng.hpp"
 #include "dyncheck/sim/random/uniform01.hpp"
 #include "dyncheck/theory/scb/softmax_preconditioner.hpp"
@@ -41,7 +42,7 @@ namespace tscb = theory::scb;
 
 Eigen::VectorXd softmax(const Eigen::VectorXd& w) {
   const double top = w.maxCoeff();
-  Eigen::VectorXd e = (w.array() - top).exp().matrix();
+  Eigen::VectorXd e = (w.array() - top).unaryExpr(portable::exp_op{}).matrix();
   return e / e.sum();
 }
 
@@ -102,9 +103,9 @@ class SoftmaxPreconditionerConcentrates final : public Claim {
         double rest = 0;
         for (Eigen::Index j = 1; j < T; ++j) {
           w[j] = spread * (2 * sim::uniform01(rng) - 1);
-          rest += std::exp(w[j]);
+          rest += portable::exp(w[j]);
         }
-        w[0] = std::log(a1 / (1 - a1) * rest);
+        w[0] = portable::log(a1 / (1 - a1) * rest);
         const Eigen::VectorXd a = softmax(w);
         const double b_max = a.tail(T - 1).maxCoeff();
         const Eigen::MatrixXd J = softmax_jacobian_fd(w, h);

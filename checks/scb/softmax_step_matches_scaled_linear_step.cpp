@@ -31,6 +31,7 @@
 
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/scb/model.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
@@ -102,7 +103,7 @@ class SoftmaxStepMatchesScaledLinearStep final : public Claim {
             const double omega = logit_step.maxCoeff() - logit_step.minCoeff();
             const double a_max = a.maxCoeff();
             const double t2 = static_cast<double>(T) * static_cast<double>(T);
-            const double bound = 0.5 * a_max * omega * omega * std::exp(omega) +
+            const double bound = 0.5 * a_max * omega * omega * portable::exp(omega) +
                                  eta_W * 2.0 * (2.0 + epsilon) * epsilon * (3.0 + epsilon) / t2 *
                                      projected.cwiseAbs().maxCoeff();
             const double step = (predicted - a).cwiseAbs().maxCoeff();

@@ -30,6 +30,7 @@
 
 #include "claims.hpp"
 #include "dyncheck/checks/verdict.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/phases.hpp"
@@ -109,7 +110,7 @@ class TransferSkipsStageOne final : public Claim {
     };
     std::vector<Row> rows;
     for (long long d = d_min; d <= d_max; ++d) {
-      const long long T = std::llround(std::pow(10.0, static_cast<double>(d)));
+      const long long T = std::llround(portable::pow(10.0, static_cast<double>(d)));
       require_sparsity(Q, T);
       const sim::scb::Instance sim_inst = draw_instance(context, "transfer", 0,
                                                         {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
@@ -129,7 +130,7 @@ class TransferSkipsStageOne final : public Claim {
       const auto delay = tscb::escape_delay_discrete(c, eta, c_d.rho_bar, b);
       row.scratch_delay = delay.delay;
       row.phase = delay.phase_error;
-      row.slack = 2 * eta * (1 + row.r) / (row.r * Td * std::log1p(row.r) * (1 - threshold));
+      row.slack = 2 * eta * (1 + row.r) / (row.r * Td * portable::log1p(row.r) * (1 - threshold));
       rows.push_back(std::move(row));
     }
 
@@ -139,7 +140,7 @@ class TransferSkipsStageOne final : public Claim {
         const TransferPrediction& p = row.predicted[j];
         double theory_value = static_cast<double>(p.steps);
         if (context.mutant_is("count_grows_with_log_T")) {
-          theory_value = static_cast<double>(rows.front().predicted[j].steps) + std::log(row.T / rows.front().T) / std::log1p(row.r);
+          theory_value = static_cast<double>(rows.front().predicted[j].steps) + portable::log(row.T / rows.front().T) / portable::log1p(row.r);
         }
         verdict.comparisons.push_back(compare(
             fmt::format("transfer from alpha0 = {:g}: steps to alpha beta >= {:g} at T = {:g}", alpha0s[j], threshold, row.T),
@@ -148,7 +149,7 @@ class TransferSkipsStageOne final : public Claim {
             {1 + p.shift_bound, fmt::format("1 (integer count) + {:.2g} (first-order shift of the crossing by the 1/T "
                                             "terms, x 2)",
                                             p.shift_bound)},
-            {0.5 * std::log(10.0) / std::log1p(row.r),
+            {0.5 * portable::log(10.0) / portable::log1p(row.r),
              "half a decade's growth ln 10 / (2 ln(1+r)): a count growing like ln T moves by that much per half decade"}));
       }
     }
@@ -160,7 +161,7 @@ class TransferSkipsStageOne final : public Claim {
         {static_cast<double>(last.scratch - first.scratch), 0.0, "deterministic (integer step counts)"},
         {1 + first.phase + last.phase + first.slack + last.slack,
          "1 (two integer roundings) + phase errors of both delays + Delta(T) terms (see scb.escape_time_log_T)"},
-        {0.3 * std::log(last.T / first.T) / std::log1p(last.r), "0.3 x the predicted growth"}));
+        {0.3 * portable::log(last.T / first.T) / portable::log1p(last.r), "0.3 x the predicted growth"}));
 
     Plot plot{"transfer", "Steps to alpha beta >= threshold: transfer vs from scratch", "log10 T", "steps", false, false, {}};
     Curve scratch_points{"from scratch (full-matrix GD)", Curve::Style::points, {}, {}, {}, {}};
@@ -173,7 +174,7 @@ class TransferSkipsStageOne final : public Claim {
                                      Curve::Style::line, {}, {}, {}, {}});
     }
     for (const Row& row : rows) {
-      const double x = std::log10(row.T);
+      const double x = portable::log10(row.T);
       scratch_points.x.push_back(x);
       scratch_points.y.push_back(static_cast<double>(row.scratch));
       scratch_line.x.push_back(x);

@@ -29,6 +29,7 @@
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/replicates.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
@@ -75,12 +76,12 @@ class TwoStageDetection final : public Claim {
     std::vector<double> log_T, steps;
     double rho_bar_max = 0, K_P = 0;
     for (int i = 0; i < 4; ++i) {
-      const int T = T_pop * static_cast<int>(std::pow(10, i));
+      const int T = T_pop * static_cast<int>(portable::pow(10, i));
       const sim::scb::Instance instance = draw_instance(context, {.N = N, .T = T, .Q = Q}, fmt::format("population/T={}", T));
       const MeasurementConstants mc = measurement_constants(instance);
       rho_bar_max = std::max(rho_bar_max, mc.rho_bar);
       K_P = mc.K_P;
-      log_T.push_back(std::log(static_cast<double>(T)));
+      log_T.push_back(portable::log(static_cast<double>(T)));
       steps.push_back(static_cast<double>(population_detection_step(instance, eta, eta_A_K_P / mc.K_P)));
     }
     double mean_x = 0, mean_y = 0;
@@ -90,7 +91,7 @@ class TwoStageDetection final : public Claim {
     const double slope = sxy / sxx;
     // ρ̄ = 1/Q − 1/T moves with T; the slope's theory uses ρ̄ at the largest T and its spread joins the error.
     auto slope_theory = [&](double rho_bar) {
-      if (context.mutant_is("escape_rate_without_sqrt")) return 1 / std::log1p(eta * rho_bar * eta_A_K_P);
+      if (context.mutant_is("escape_rate_without_sqrt")) return 1 / portable::log1p(eta * rho_bar * eta_A_K_P);
       return theory::to_double(theory::scb::escape_slope(theory::mp50(eta), theory::mp50(rho_bar), theory::mp50(eta_A_K_P)));
     };
     const double rho_bar_min = 1.0 / Q - 1.0 / T_pop;
@@ -192,12 +193,12 @@ class TwoStageDetection final : public Claim {
         closed.x.push_back(static_cast<double>(t));
         closed.y.push_back(gd_ratio(t, eta, mc.rho_bar * eta_A * mc.K_P, T_linear).value[0]);
         flow.x.push_back(static_cast<double>(t));
-        flow.y.push_back(std::tanh(eta * static_cast<double>(t) / 2));
+        flow.y.push_back(portable::tanh(eta * static_cast<double>(t) / 2));
       }
       for (int c = 1; c <= linear_times; ++c) {
         const long long t = last * c / linear_times;
         const ReferenceVector ratio = context.mutant_is("ratio_tanh_eta_t")
-                                          ? ReferenceVector{Eigen::VectorXd::Constant(1, std::tanh(eta * static_cast<double>(t))),
+                                          ? ReferenceVector{Eigen::VectorXd::Constant(1, portable::tanh(eta * static_cast<double>(t))),
                                                             Eigen::VectorXd::Constant(1, 1e-16)}
                                           : gd_ratio(t, eta, mc.rho_bar * eta_A * mc.K_P, T_linear);
         const Observables& o = path[static_cast<std::size_t>(t)];
@@ -233,9 +234,9 @@ class TwoStageDetection final : public Claim {
     Curve measured{"population GD", Curve::Style::points, {}, {}, {}, {}};
     Curve line{"slope 1/ln(1+sqrt(eta rho eta_A K_P)) through the mean", Curve::Style::line, {}, {}, {}, {}};
     for (int i = 0; i < 4; ++i) {
-      measured.x.push_back(std::exp(log_T[i]));
+      measured.x.push_back(portable::exp(log_T[i]));
       measured.y.push_back(steps[i]);
-      line.x.push_back(std::exp(log_T[i]));
+      line.x.push_back(portable::exp(log_T[i]));
       line.y.push_back(mean_y + predicted * (log_T[i] - mean_x));
     }
     escape.curves.push_back(std::move(measured));

@@ -40,4 +40,11 @@ double tanh(double x);
 double erf(double x);
 double erfc(double x);
 
+/// exp as a function object, for Eigen: `array.unaryExpr(portable::exp_op{})` instead of
+/// `array.exp()`. Eigen's own vectorised exp is SSE2 arithmetic, but it evaluates the elements
+/// outside whole packets (an odd-sized array's last element) with std::exp, i.e. glibc's.
+struct exp_op {
+  double operator()(double x) const { return exp(x); }
+};
+
 }  // namespace dyncheck::portable

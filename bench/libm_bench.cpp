@@ -52,17 +52,17 @@ double glibc_tanh(double x) { return std::tanh(x); }
 double glibc_pow(double x, double y) { return std::pow(x, y); }
 
 namespace pm = dyncheck::portable;
-BENCHMARK_CAPTURE(unary<glibc_exp>, glibc, -20.0, 20.0);
-BENCHMARK_CAPTURE(unary<pm::exp>, portable, -20.0, 20.0);
-BENCHMARK_CAPTURE(unary<glibc_log>, glibc, 1e-6, 1e3);
-BENCHMARK_CAPTURE(unary<pm::log>, portable, 1e-6, 1e3);
-BENCHMARK_CAPTURE(unary<glibc_log1p>, glibc, -0.9, 10.0);
-BENCHMARK_CAPTURE(unary<pm::log1p>, portable, -0.9, 10.0);
-BENCHMARK_CAPTURE(unary<glibc_expm1>, glibc, -5.0, 5.0);
-BENCHMARK_CAPTURE(unary<pm::expm1>, portable, -5.0, 5.0);
-BENCHMARK_CAPTURE(unary<glibc_tanh>, glibc, -5.0, 5.0);
-BENCHMARK_CAPTURE(unary<pm::tanh>, portable, -5.0, 5.0);
-BENCHMARK_CAPTURE(binary<glibc_pow>, glibc, 0.01, 10.0);
-BENCHMARK_CAPTURE(binary<pm::pow>, portable, 0.01, 10.0);
+// One pair per function: BM_<name>_glibc and BM_<name>_portable over the same arguments.
+#define DYNCHECK_LIBM_PAIR(kind, name, lo, hi)                                                   \
+  void BM_##name##_glibc(benchmark::State& state) { kind<glibc_##name>(state, lo, hi); }       \
+  void BM_##name##_portable(benchmark::State& state) { kind<pm::name>(state, lo, hi); }        \
+  BENCHMARK(BM_##name##_glibc);                                                                \
+  BENCHMARK(BM_##name##_portable);
+DYNCHECK_LIBM_PAIR(unary, exp, -20.0, 20.0)
+DYNCHECK_LIBM_PAIR(unary, log, 1e-6, 1e3)
+DYNCHECK_LIBM_PAIR(unary, log1p, -0.9, 10.0)
+DYNCHECK_LIBM_PAIR(unary, expm1, -5.0, 5.0)
+DYNCHECK_LIBM_PAIR(unary, tanh, -5.0, 5.0)
+DYNCHECK_LIBM_PAIR(binary, pow, 0.01, 10.0)
 
 }  // namespace

@@ -7,6 +7,11 @@ target_compile_options(dyncheck_build_flags INTERFACE
   # initialised on purpose; -Wextra would flag every such use.
   -Wno-missing-field-initializers
   $<$<BOOL:${DYNCHECK_WARNINGS_AS_ERRORS}>:-Werror>)
+# A seed must give the same bits on every x86-64 machine (issue #10): never contract a*b + c into
+# an FMA (GCC does by default in GNU modes, and any -m flag enabling FMA would make it happen).
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  target_compile_options(dyncheck_build_flags INTERFACE -ffp-contract=off)
+endif()
 if(DYNCHECK_SANITIZE)
   target_compile_options(dyncheck_build_flags INTERFACE
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)

@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/measured.hpp"
@@ -135,7 +136,7 @@ class DiscretisationGapFirstOrder final : public ClaimShape<Params, Settings, Me
     predicted.coefficient_error = s.coefficient * m.coefficient.error.norm();
     for (int k = 0; k < step_sizes; ++k) {
       const double eta = step_size(p, k);
-      predicted.gap_over_eta.push_back(s.coefficient * c1_norm * std::pow(eta / p.eta, s.gap_order - 1));
+      predicted.gap_over_eta.push_back(s.coefficient * c1_norm * portable::pow(eta / p.eta, s.gap_order - 1));
       const theory::Vector<theory::mp50> remainder =
           bounds.first_order_remainder_bound(theory::mp50(eta), m.base_steps << k);
       double projected = 0;

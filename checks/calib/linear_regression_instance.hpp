@@ -14,6 +14,7 @@
 #include "dyncheck/checks/param_set.hpp"
 
 #include "dyncheck/checks/claim.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/random/fill_standard_normal.hpp"
 #include "dyncheck/sim/random/standard_normal.hpp"
 #include "dyncheck/sim/random/rng.hpp"
@@ -35,7 +36,7 @@ inline LinearRegressionInstance make_linear_regression_instance(const RunContext
   Eigen::VectorXd lambda(d);
   for (Eigen::Index j = 0; j < d; ++j) {
     const double fraction = d == 1 ? 0.0 : static_cast<double>(j) / static_cast<double>(d - 1);
-    lambda[j] = lambda_min * std::pow(lambda_max / lambda_min, fraction);
+    lambda[j] = lambda_min * portable::pow(lambda_max / lambda_min, fraction);
   }
   LinearRegressionInstance instance;
   instance.H = Q * lambda.asDiagonal() * Q.transpose();

@@ -35,6 +35,7 @@
 #include <cmath>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/measured.hpp"
@@ -103,7 +104,7 @@ EntropyCurve entropy_curve(const std::vector<std::pair<double, int>>& levels, do
       const double p = static_cast<double>(exp(mu[i] * mu[i] / 2) / total);
       const double d = static_cast<double>(abs(mu[i] - ode.states.back()[i]));
       curve.end_bias += levels[static_cast<std::size_t>(i)].second * p * static_cast<double>(mu[i]) *
-                        std::abs(std::log(p) + H_inf) * d * 1.01;  // 1% for evaluating at μ instead of along the path
+                        std::abs(portable::log(p) + H_inf) * d * 1.01;  // 1% for evaluating at μ instead of along the path
     }
   }
   if (arg == 0 || arg + 1 == times.size()) {
@@ -306,7 +307,7 @@ class EntropyDropThenBounce final : public ClaimShape<Params, Settings, Measured
                    .add(curve.t_min, curve.H_min));
     }
     double deviation = 0;
-    for (const double h : m.control.H) deviation = std::max(deviation, std::abs(h - std::log(m.control_M)));
+    for (const double h : m.control.H) deviation = std::max(deviation, std::abs(h - portable::log(m.control_M)));
     verdict.comparisons.push_back(checks::compare(
         fmt::format("control, equal mu = {:g}: max_t |H(t) - ln {}|", m.control_mu, m.control_M),
         {0.0, 0.0, "exact"}, measured_exactly(deviation, 1e-14, "rounding ln M and H to double"), {0.0, "none"},

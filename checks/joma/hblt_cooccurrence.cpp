@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/measured.hpp"
@@ -119,7 +120,7 @@ class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Pre
     Predicted predicted;
     for (const TreeResult& r : m.trees) {
       theory::joma::BinaryLatentTree<double> tree{r.tree.parent, r.tree.rho, r.tree.root_prior};
-      for (double& rho : tree.rho) rho = std::pow(s.rho_factor * rho, s.correlation_power);
+      for (double& rho : tree.rho) rho = portable::pow(s.rho_factor * rho, s.correlation_power);
       std::vector<double> p;
       for (const PairCounts& pair : r.pairs) p.push_back(theory::joma::leaf_cooccurrence(tree, pair.l, pair.m));
       predicted.p.push_back(std::move(p));

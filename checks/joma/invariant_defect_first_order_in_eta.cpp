@@ -112,7 +112,7 @@ class InvariantDefectFirstOrderInEta final : public ClaimShape<Params, Settings,
 
   Predicted predict(const Params&, const Measured& m, const Settings& s, const RunContext&) const override {
     Predicted t;
-    t.ratio = std::pow(2.0, s.order);
+    t.ratio = portable::pow(2.0, s.order);
     for (std::size_t j = 0; j < m.runs.size(); ++j) {
       t.defects.push_back(predicted_final_defect(m.settings[j], m.runs[j], s.invariant));
     }

@@ -32,6 +32,7 @@
 #include <cmath>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/reference_value.hpp"
@@ -166,7 +167,7 @@ class LinearActivationErfSolution final : public ClaimShape<Params, Settings, Me
   Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext& context) const override {
     Predicted predicted;
     const double T = p.temperature;
-    const double kappa = s.kappa_factor * p.rate_ratio / std::pow(T, s.kappa_T_power);
+    const double kappa = s.kappa_factor * p.rate_ratio / portable::pow(T, s.kappa_T_power);
     const Eigen::Index tokens = m.Delta.rows(), classes = m.Delta.cols();
     // eps only corrects at first order: its error enters as h x error, far below the O(h^2) remainder.
     const mp50 ode_tolerance = context.budget.pick(mp50("1e-10"), mp50("1e-12"), mp50("1e-16"));

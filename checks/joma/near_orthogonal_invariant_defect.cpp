@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "identity_claim.hpp"
 
@@ -96,7 +97,7 @@ Fit fit_levels(const Measured& m, std::size_t first, std::size_t count) {
   }
   const double slope = sxy / sxx;
   double rss = 0;
-  for (std::size_t i = 0; i < xs.size(); ++i) rss += std::pow(ys[i] - my - slope * (xs[i] - mx), 2);
+  for (std::size_t i = 0; i < xs.size(); ++i) rss += portable::pow(ys[i] - my - slope * (xs[i] - mx), 2);
   return Fit{slope, std::sqrt(rss / (n - 2) / sxx), xs.size()};
 }
 
@@ -127,13 +128,13 @@ class NearOrthogonalInvariantDefect final : public ClaimShape<Params, Settings, 
       m.log_c.emplace_back();
       m.log_r.emplace_back();
       for (const IdentityRun& r : runs) {
-        logs.push_back(std::log(r.worst_residual / r.final_balance));
+        logs.push_back(portable::log(r.worst_residual / r.final_balance));
         cosines.push_back(r.mean_abs_cosine);
-        m.log_c.back().push_back(std::log(r.mean_abs_cosine));
+        m.log_c.back().push_back(portable::log(r.mean_abs_cosine));
         m.log_r.back().push_back(logs.back());
       }
       m.cosine.push_back(stats::summarize(cosines).mean);
-      m.mean_defect.push_back(std::exp(stats::summarize(logs).mean));
+      m.mean_defect.push_back(portable::exp(stats::summarize(logs).mean));
     }
     return m;
   }
@@ -181,8 +182,8 @@ class NearOrthogonalInvariantDefect final : public ClaimShape<Params, Settings, 
       std::size_t i = 0;
       while (i + 2 < m.cosine.size() && m.cosine[i + 1] < c) ++i;
       const double slope_here =
-          std::log(m.mean_defect[i + 1] / m.mean_defect[i]) / std::log(m.cosine[i + 1] / m.cosine[i]);
-      return m.mean_defect[i] * std::pow(c / m.cosine[i], slope_here);
+          portable::log(m.mean_defect[i + 1] / m.mean_defect[i]) / portable::log(m.cosine[i + 1] / m.cosine[i]);
+      return m.mean_defect[i] * portable::pow(c / m.cosine[i], slope_here);
     };
     Curve paper = Curve::points("interpolated at the paper's mean |cos| levels 0.05, 0.1, 0.17");
     for (double c : {0.05, 0.1, 0.17}) paper.add(c, at(c));

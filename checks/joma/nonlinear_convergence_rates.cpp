@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/reference_value.hpp"
@@ -144,7 +145,7 @@ class NonlinearConvergenceRates final : public ClaimShape<Params, Settings, Meas
       const auto offset = theory::joma::time_to_precision_offset(mp50(effective));
       predicted.offset.push_back(theory::to_double(offset.value));
       predicted.offset_error.push_back(theory::to_double(offset.error) + 1e-16 * std::abs(predicted.offset.back()));
-      predicted.log_coefficient.push_back(std::exp(-effective * effective / 2));
+      predicted.log_coefficient.push_back(portable::exp(-effective * effective / 2));
     }
     return predicted;
   }
@@ -159,7 +160,7 @@ class NonlinearConvergenceRates final : public ClaimShape<Params, Settings, Meas
       const Component& c = m.components[j];
       // (a) time to relative precision: convert the ODE's δ at t_q into the time at which δ = εμ,
       // using d ln δ/dt = −e^{v²/2} (v ≈ μ(1 − ε) there).
-      const double rate_q = std::exp(c.mu * c.mu * (1 - epsilon) * (1 - epsilon) / 2);
+      const double rate_q = portable::exp(c.mu * c.mu * (1 - epsilon) * (1 - epsilon) / 2);
       const double time_shift = theory::to_double(log(c.delta_q / (mp50(epsilon) * mp50(c.mu)))) / rate_q;
       const double delta_q = theory::to_double(c.delta_q);
       const double t_ode = c.t_q + time_shift;
@@ -175,7 +176,7 @@ class NonlinearConvergenceRates final : public ClaimShape<Params, Settings, Meas
       // (b) late-time rate.
       const double measured_rate = theory::to_double(log(c.delta_1 / c.delta_2)) / (c.t2 - c.t1);
       const double d1 = theory::to_double(c.delta_1), d2 = theory::to_double(c.delta_2);
-      const double true_rate = std::exp(c.mu * c.mu / 2);
+      const double true_rate = portable::exp(c.mu * c.mu / 2);
       verdict.comparisons.push_back(checks::compare(
           fmt::format("late decay rate of ln delta_j for mu_j = {:.4f}", c.mu),
           {t.rate[j], 0.0, "closed form late_time_rate(mu) = e^{mu^2/2}"},
@@ -187,16 +188,16 @@ class NonlinearConvergenceRates final : public ClaimShape<Params, Settings, Meas
       // (d) the asymptotic offset: t(ε) = e^{−μ²/2} ln(1/ε) + C(μ) − ∫_{1−ε}^1 g, at ε = 1e-7 (the late window's
       // start t_1), with the ODE's time there from δ_j(t_1) as in (a).
       {
-        const double rate_1 = std::exp(c.mu * c.mu * (1 - late_eps) * (1 - late_eps) / 2);
+        const double rate_1 = portable::exp(c.mu * c.mu * (1 - late_eps) * (1 - late_eps) / 2);
         const double shift_1 = theory::to_double(log(c.delta_1 / (mp50(late_eps) * mp50(c.mu)))) / rate_1;
-        const double asymptotic = t.log_coefficient[j] * std::log(1 / late_eps) + t.offset[j];
+        const double asymptotic = t.log_coefficient[j] * portable::log(1 / late_eps) + t.offset[j];
         verdict.comparisons.push_back(checks::compare(
             fmt::format("t_ODE(delta = 1e-7 mu) against e^(-mu^2/2) ln(1e7) + C(mu), mu_j = {:.4f}", c.mu),
             {asymptotic, t.offset_error[j] + 4e-16 * asymptotic,
              "tanh-sinh quadrature of C(mu) = int_0^1 g (its error estimate), plus rounding to double"},
             measured_exactly(c.t1 + shift_1, c.error_1 / (d1 * rate_1) + 2e-16 * c.t1,
                              "ODE error estimate / (delta rate), plus rounding t_1 to double"),
-            {2 * late_eps * c.mu * c.mu * std::exp(-c.mu * c.mu / 2) + std::abs(shift_1) * late_eps * c.mu * c.mu,
+            {2 * late_eps * c.mu * c.mu * portable::exp(-c.mu * c.mu / 2) + std::abs(shift_1) * late_eps * c.mu * c.mu,
              "the o(1) rest int_{1-eps}^1 g <= eps mu^2 e^{-mu^2/2} e^{mu^2 eps} (expm1(x) <= x e^x), doubled; plus "
              "the shift's linearisation as in (a)"},
             {1e-6 * c.t1, "relative 1e-6 of the time"}));

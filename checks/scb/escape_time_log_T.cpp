@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
@@ -84,7 +85,7 @@ double least_squares_slope(const std::vector<double>& x, const std::vector<doubl
 /// -ln(1 - q^2)/ln(1 + r) steps (needs q < 1).
 double decaying_mode_shift(double c, double T, double eta, double r) {
   const double q = eta / (2 * c * T * r);
-  return q < 1 ? -std::log1p(-q * q) / std::log1p(r) : std::numeric_limits<double>::infinity();
+  return q < 1 ? -portable::log1p(-q * q) / portable::log1p(r) : std::numeric_limits<double>::infinity();
 }
 
 struct Params : ParamSet {
@@ -107,7 +108,7 @@ struct Params : ParamSet {
   void check(const Budget& budget) const override {
     require(log10_T_max >= log10_T_min + 2, "log10_T_max",
             fmt::format("must be >= log10_T_min + 2 = {} (at least three T values)", log10_T_min + 2));
-    const double T_min = std::pow(10.0, static_cast<double>(log10_T_min.value()));
+    const double T_min = portable::pow(10.0, static_cast<double>(log10_T_min.value()));
     require_sparsity(support.Q, std::llround(T_min));
     const double landing = tscb::landing_alpha(eta.value(), rho_bar(support.Q, T_min), eta_A_K_P.value());
     require(c < landing, "c",
@@ -122,9 +123,9 @@ struct Params : ParamSet {
                         T_min, shift));
     double work = 0;
     for (long long d = log10_T_min; d <= run_max(budget); ++d) {
-      const double T = std::pow(10.0, static_cast<double>(d));
+      const double T = portable::pow(10.0, static_cast<double>(d));
       const double r = tscb::growth_rate(eta.value(), rho_bar(support.Q, T), eta_A_K_P.value());
-      const double steps = 2 * std::log(2 * T + 1) / std::log1p(r) + 10;
+      const double steps = 2 * portable::log(2 * T + 1) / portable::log1p(r) + 10;
       require(steps <= static_cast<double>(max_steps) / 2, "eta",
               fmt::format("times eta_A_K_P must make the escape at T = {:g}, about 2 ln(2T)/ln(1 + r) = {:.3g} steps, "
                           "at most {} (r = sqrt(eta rho_bar eta_A K_P) = {:.3g})",
@@ -169,7 +170,7 @@ class EscapeTimeLogT final : public ClaimShape<Params, Settings, Measured, Predi
     const long long N = p.vocabulary.N, Q = p.support.Q;
     Measured m;
     for (long long d = p.log10_T_min; d <= p.run_max(context.budget); ++d) {
-      const long long T = std::llround(std::pow(10.0, static_cast<double>(d)));
+      const long long T = std::llround(portable::pow(10.0, static_cast<double>(d)));
       // Index 0 for every T: the same P (drawn first from the stream), new supports.
       const sim::scb::Instance sim_inst = draw_instance(context, "escape", 0,
                                                         {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
@@ -195,12 +196,12 @@ class EscapeTimeLogT final : public ClaimShape<Params, Settings, Measured, Predi
       point.r = tscb::growth_rate(eta, e.rho_bar, b);
       point.landing = tscb::landing_alpha(eta, e.rho_bar, b);
       const double r = s.growth_factor * (s.square_root ? point.r : eta * e.rho_bar * b);
-      point.linear = std::log(2 * c * e.T / s.drift * r / eta) / std::log1p(r);
+      point.linear = portable::log(2 * c * e.T / s.drift * r / eta) / portable::log1p(r);
       const auto discrete = tscb::escape_delay_discrete(c, eta, e.rho_bar, b);
       point.delay = discrete.delay;
       point.phase = discrete.phase_error;
       point.slack = 2 * eta * (1 + point.r) /
-                    (point.r * e.T * std::log1p(point.r) * (1 - c * c / (point.landing * point.landing)));
+                    (point.r * e.T * portable::log1p(point.r) * (1 - c * c / (point.landing * point.landing)));
       point.decay = decaying_mode_shift(c, e.T, eta, point.r);
       predicted.points.push_back(point);
     }
@@ -236,7 +237,7 @@ class EscapeTimeLogT final : public ClaimShape<Params, Settings, Measured, Predi
     }
     std::vector<double> log_T, escape, predicted;
     for (std::size_t j = 0; j < points.size(); ++j) {
-      log_T.push_back(std::log(m.points[j].T));
+      log_T.push_back(portable::log(m.points[j].T));
       escape.push_back(m.points[j].steps);
       predicted.push_back(points[j].linear + points[j].delay);
     }
@@ -276,7 +277,7 @@ class EscapeTimeLogT final : public ClaimShape<Params, Settings, Measured, Predi
         "escape_nonlinear_delay gives {:.3g}); predicted slope 1/ln(1+r) = {:.4g}.",
         points.front().r, points.front().landing, points.front().delay, m.points.front().T,
         tscb::escape_nonlinear_delay(p.c.value(), p.eta.value(), m.points.front().rho_bar, p.eta_A_K_P.value()),
-        1 / std::log1p(points.back().r)));
+        1 / portable::log1p(points.back().r)));
     return verdict;
   }
 

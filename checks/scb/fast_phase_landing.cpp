@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
@@ -63,12 +64,12 @@ struct Params : ParamSet {
     // from 1/T to O(1) takes about ln(2T)/ln(1 + r) steps.
     const double rho_min = 1.0 / static_cast<double>(support.Q.value()) - 1.0 / static_cast<double>(T.value());
     const double r = std::sqrt(steps.eta * rho_min * steps.eta_A_K_P);
-    const double escape = std::log(2.0 * static_cast<double>(T.value())) / std::log1p(r);
+    const double escape = portable::log(2.0 * static_cast<double>(T.value())) / portable::log1p(r);
     // After the fast phase the state sits on the slow manifold, where |1 - alpha beta| = (eta/T) |1/alpha* - 1| /
     // (2 r) at alpha* (from d(alpha beta)/dt = 0 with a beta*^2 = b alpha*^2 = r): the threshold must lie well
     // inside that gap's complement for every rho_bar in [1/Q - 1/T, 1).
     auto gap_at = [&](double rho_bar) {
-      const double landing = std::pow(steps.eta * rho_bar / steps.eta_A_K_P, 0.25);
+      const double landing = portable::pow(steps.eta * rho_bar / steps.eta_A_K_P, 0.25);
       return steps.eta / static_cast<double>(T.value()) * std::abs(1 / landing - 1) / (2 * r);
     };
     const double gap = std::max(gap_at(rho_min), gap_at(1.0));
@@ -148,7 +149,7 @@ class FastPhaseLanding final : public ClaimShape<Params, Settings, Measured, Pre
     Predicted predicted;
     for (const Landing& l : m.instances) {
       predicted.alpha_star.push_back(
-          std::pow(p.steps.eta * s.rho_factor * l.rho_bar / p.steps.eta_A_K_P, s.exponent));
+          portable::pow(p.steps.eta * s.rho_factor * l.rho_bar / p.steps.eta_A_K_P, s.exponent));
     }
     return predicted;
   }

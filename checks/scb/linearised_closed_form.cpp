@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
@@ -77,7 +78,7 @@ struct Params : ParamSet {
     // x_t >= ((1+eta)^t - 1)/(2T): alpha_max is reached within about ln(2 T alpha_max + 1)/ln(1+eta) steps.
     const double steps =
         std::min(static_cast<double>(max_steps),
-                 2 * std::log(2 * static_cast<double>(T.value()) * alpha_max + 1) / std::log1p(eta) + 10);
+                 2 * portable::log(2 * static_cast<double>(T.value()) * alpha_max + 1) / portable::log1p(eta) + 10);
     const double work =
         steps * static_cast<double>(instances(budget)) * static_cast<double>(vocabulary.N * (T + vocabulary.N));
     const double limit = budget.pick(1e8, 4e9, 4e10);

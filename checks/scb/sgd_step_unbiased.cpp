@@ -40,6 +40,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -202,7 +203,7 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
                                     stats::bonferroni_share(context.false_failure_rate(), compared_quantities))
             .value * std::sqrt(static_cast<double>(replicates));
     const double needed_total =
-        std::pow(t_quantile * std::sqrt(m.exact_variance) / (0.6 * p.resolution_mean * eta / t_real), 2);
+        portable::pow(t_quantile * std::sqrt(m.exact_variance) / (0.6 * p.resolution_mean * eta / t_real), 2);
     m.samples_b = std::clamp(static_cast<long long>(needed_total / static_cast<double>(replicates)) + 1, work_samples_b,
                              3 * work_samples_b);
 

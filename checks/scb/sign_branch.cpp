@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
@@ -61,7 +62,7 @@ struct Params : ParamSet {
   void check(const Budget& budget) const override {
     require_sparsity(support.Q, T);
     // The slowest start is the one closest to the separatrix: |f + 1| = 0.05.
-    const double escape = std::log(0.1 * static_cast<double>(T.value()) / 0.05) / std::log1p(eta);
+    const double escape = portable::log(0.1 * static_cast<double>(T.value()) / 0.05) / portable::log1p(eta);
     require(escape <= static_cast<double>(max_steps) / 10, "eta",
             fmt::format("must make the escape ln(0.1 T / 0.05)/ln(1 + eta) <= {} steps (got {:.3g})", max_steps / 10,
                         escape));

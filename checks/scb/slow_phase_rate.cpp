@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
@@ -67,7 +68,7 @@ struct Params : ParamSet {
   double step_bound(const Budget& budget) const {
     const double Td = static_cast<double>(run_T(budget));
     const double a = steps.eta, b = steps.eta_A_K_P;
-    return 1e4 + Td / a * (a + b) / b * std::log(2 / window_end);
+    return 1e4 + Td / a * (a + b) / b * portable::log(2 / window_end);
   }
 
   void check(const Budget& budget) const override {
@@ -149,7 +150,7 @@ class SlowPhaseRate final : public ClaimShape<Params, Settings, Measured, Predic
           s.path_gap.push_back(gap);
         }
       }
-      s.rate = std::log(s.gap1 / s.gap2) / static_cast<double>(s.t2 - s.t1);
+      s.rate = portable::log(s.gap1 / s.gap2) / static_cast<double>(s.t2 - s.t1);
       m.instances.push_back(std::move(s));
     }
     return m;
@@ -179,7 +180,7 @@ class SlowPhaseRate final : public ClaimShape<Params, Settings, Measured, Predic
       const double exact = tscb::slow_phase_gd_rate(eta, Td, s.rho_bar, eta_A_K_P);
       auto shape = [&](double x) { return x * x * x * x / (a + b * x * x * x * x) * (a + b); };
       const double manifold = std::max(std::abs(shape(1 - w_start) - 1), std::abs(shape(1 + w_start) - 1)) * leading;
-      const double fast = std::pow(std::abs(1 - a - b), static_cast<double>(s.t1)) / (s.gap1 * static_cast<double>(s.t2 - s.t1));
+      const double fast = portable::pow(std::abs(1 - a - b), static_cast<double>(s.t1)) / (s.gap1 * static_cast<double>(s.t2 - s.t1));
       const double correction = 2 * eps / (a + b) * leading;
       verdict.comparisons.push_back(checks::compare(
           fmt::format("instance {}: -d ln|1 - alpha|/dt for |1 - alpha| from {:g} to {:g} (steps {}..{})", i, w_start,
@@ -197,7 +198,7 @@ class SlowPhaseRate final : public ClaimShape<Params, Settings, Measured, Predic
         for (std::size_t k = 0; k < s.path_t.size(); ++k) path.add(s.path_t[k], s.path_gap[k]);
         Curve line = Curve::line("slope of the predicted rate through the window start");
         for (long long step = s.t1; step <= s.t2; step += std::max(1LL, (s.t2 - s.t1) / 20)) {
-          line.add(static_cast<double>(step), s.gap1 * std::exp(-leading * static_cast<double>(step - s.t1)));
+          line.add(static_cast<double>(step), s.gap1 * portable::exp(-leading * static_cast<double>(step - s.t1)));
         }
         plot.add(std::move(path)).add(std::move(line));
         verdict.notes.push_back(fmt::format("Instance 0: rho_bar = {:.4g}, eta/T = {:.3g}; predicted rate {:.5g}, "

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
@@ -135,9 +136,9 @@ class SoftmaxPreconditionerConcentrates final : public ClaimShape<Params, Settin
         double rest = 0;
         for (Eigen::Index j = 1; j < T; ++j) {
           w[j] = p.spread * (2 * sim::uniform01(rng) - 1);
-          rest += std::exp(w[j]);
+          rest += portable::exp(w[j]);
         }
-        w[0] = std::log(a1 / (1 - a1) * rest);
+        w[0] = portable::log(a1 / (1 - a1) * rest);
         const Eigen::VectorXd a = softmax(w);
         const Eigen::MatrixXd J = softmax_jacobian_fd(w, h);
         const Eigen::MatrixXd J2 = J * J;
@@ -161,7 +162,7 @@ class SoftmaxPreconditionerConcentrates final : public ClaimShape<Params, Settin
     Predicted t;
     for (const Point& point : m.points) {
       t.coefficient.push_back(point.a1 == 0 ? 0.0
-                                            : s.coefficient_scale * std::pow(point.a1 * (1 - point.a1), s.power));
+                                            : s.coefficient_scale * portable::pow(point.a1 * (1 - point.a1), s.power));
     }
     return t;
   }

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -141,7 +142,7 @@ class SoftmaxStepMatchesScaledLinearStep final : public ClaimShape<Params, Setti
             const double epsilon = (static_cast<double>(T) * a.array() - 1.0).abs().maxCoeff();
             const double omega = logit_step.maxCoeff() - logit_step.minCoeff();
             const double a_max = a.maxCoeff();
-            r.bound.push_back(0.5 * a_max * omega * omega * std::exp(omega) +
+            r.bound.push_back(0.5 * a_max * omega * omega * portable::exp(omega) +
                               eta_W * 2.0 * (2.0 + epsilon) * epsilon * (3.0 + epsilon) / t2 *
                                   projected.cwiseAbs().maxCoeff());
             r.epsilon.push_back(epsilon);
@@ -159,7 +160,7 @@ class SoftmaxStepMatchesScaledLinearStep final : public ClaimShape<Params, Setti
   Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
     const int T = p.instance.T.as_int();
     const Eigen::MatrixXd preconditioner =
-        s.scale * std::pow(static_cast<double>(T), 2.0 - s.power) * theory::scb::uniform_attention_preconditioner<double>(T);
+        s.scale * portable::pow(static_cast<double>(T), 2.0 - s.power) * theory::scb::uniform_attention_preconditioner<double>(T);
     Predicted t;
     for (const Replicate& r : m.replicates) {
       Eigen::MatrixXd A = r.A0;

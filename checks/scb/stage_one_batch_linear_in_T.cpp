@@ -34,6 +34,7 @@
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/replicates.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
@@ -77,7 +78,7 @@ Crossing batch_crossing(const std::vector<GridPoint>& grid, double delta) {
   std::vector<double> log_batch, estimate, lower, upper;
   const double confidence = 1 - delta / static_cast<double>(grid.size());
   for (const GridPoint& g : grid) {
-    log_batch.push_back(std::log(static_cast<double>(g.batch)));
+    log_batch.push_back(portable::log(static_cast<double>(g.batch)));
     estimate.push_back(static_cast<double>(g.successes) / static_cast<double>(g.trials));
     const stats::Interval cp = stats::clopper_pearson(g.successes, g.trials, confidence);
     lower.push_back(cp.lower);
@@ -181,7 +182,7 @@ class StageOneBatchLinearInT final : public Claim {
                                         describe(grid_mix)));
 
     // (1) Slope of ln B_90 against ln T between the end points.
-    const double log_range = std::log(static_cast<double>(T_max) / T_min);
+    const double log_range = portable::log(static_cast<double>(T_max) / T_min);
     const Crossing& first = crossings.front();
     const Crossing& last = crossings.back();
     const double slope = (last.estimate - first.estimate) / log_range;
@@ -195,7 +196,7 @@ class StageOneBatchLinearInT final : public Claim {
          fmt::format("slope interval from the B_90 intervals at both ends (Clopper-Pearson crossings, delta = {:.2g} "
                      "each, Bonferroni over the {} grid points)",
                      delta_each, grid_factors.size())},
-        {1 / std::log(std::sqrt(static_cast<double>(T_min) * T_max)),
+        {1 / portable::log(std::sqrt(static_cast<double>(T_min) * T_max)),
          "log factors: B_1 >~ T K_2/K_P^2 up to log factors (spec §5); a factor ln T changes the local slope by "
          "1/ln T, at the geometric mean of the T range"},
         {0.5, "B proportional to sqrt(T) (slope 1/2) must be told apart"}));
@@ -208,15 +209,15 @@ class StageOneBatchLinearInT final : public Claim {
     const double snr_constant = constants[0].K_2 / (constants[0].K_P * constants[0].K_P);
     const double snr_constant_mix = mc_mix.K_2 / (mc_mix.K_P * mc_mix.K_P);
     const double predicted = context.mutant_is("prefactor_without_K_2")
-                                 ? 2 * std::log(constants[0].K_P / mc_mix.K_P)
-                                 : std::log(snr_constant_mix / snr_constant);
+                                 ? 2 * portable::log(constants[0].K_P / mc_mix.K_P)
+                                 : portable::log(snr_constant_mix / snr_constant);
     verdict.comparisons.push_back(compare(
         fmt::format("ln(B_90(mixed) / B_90) at T = {}", T_ref),
         {predicted, 1e-12, "double-precision constants of two small instances"},
         {finite_or_huge(ratio), ratio_half, "interval from the two B_90 intervals (Clopper-Pearson crossings)"},
         {0.1, "not derived: noise terms that do not scale with K_2/K_P^2 (non-Gaussian increments, the O(1/T) "
               "part of the alpha-increment variance, the orthogonal V noise nu)"},
-        {std::log(2.0), "a prefactor off by a factor 2 must be told apart"}));
+        {portable::log(2.0), "a prefactor off by a factor 2 must be told apart"}));
 
     // Plots: B_90 against T, and samples to escape against T per grid batch factor.
     Plot b90{"batch_90", "smallest batch with >= 90% escapes within 2 t_esc", "T", "B_90", true, true, {}};
@@ -226,11 +227,11 @@ class StageOneBatchLinearInT final : public Claim {
       const double T = Ts[i];
       if (!std::isfinite(crossings[i].estimate)) continue;
       measured.x.push_back(T);
-      measured.y.push_back(std::exp(crossings[i].estimate));
-      measured.lower.push_back(std::exp(std::max(crossings[i].lower, -50.0)));
-      measured.upper.push_back(std::exp(std::min(crossings[i].upper, 50.0)));
+      measured.y.push_back(portable::exp(crossings[i].estimate));
+      measured.lower.push_back(portable::exp(std::max(crossings[i].lower, -50.0)));
+      measured.upper.push_back(portable::exp(std::min(crossings[i].upper, 50.0)));
       theory_line.x.push_back(T);
-      theory_line.y.push_back(std::exp(first.estimate) * T / T_min);
+      theory_line.y.push_back(portable::exp(first.estimate) * T / T_min);
     }
     b90.curves.push_back(std::move(measured));
     b90.curves.push_back(std::move(theory_line));
@@ -252,7 +253,7 @@ class StageOneBatchLinearInT final : public Claim {
         "mixed instance P' = {} I + {} P: K_P = {:.4g}, K_2/K_P^2 = {:.4g}. eta = {}, eta_A K_P = {}, {} seeds per "
         "grid point at T_max (n(T) = seeds sqrt(T_max/T)). B_90 = {} at T = {}, {} at T = {}.",
         N, Q, constants[0].K_P, snr_constant, mix, 1 - mix, mc_mix.K_P, snr_constant_mix, eta, eta_A_K_P, seeds,
-        std::exp(first.estimate), T_min, std::exp(last.estimate), T_max));
+        portable::exp(first.estimate), T_min, portable::exp(last.estimate), T_max));
     return verdict;
   }
 

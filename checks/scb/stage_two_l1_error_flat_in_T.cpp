@@ -58,6 +58,7 @@
 #include "claims.hpp"
 #include "dyncheck/checks/reference_value.hpp"
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/replicates.hpp"
 #include "dyncheck/sim/scb/normalise.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
@@ -76,8 +77,8 @@ constexpr int comparisons_total = 6;
 
 /// E[(|Z| − z)₊²] for Z ~ N(0, 1): 2[(1 + z²)Φ̄(z) − zφ(z)].
 double truncated_square_excess(double z) {
-  const double phi = std::exp(-z * z / 2) / std::sqrt(2 * M_PI);
-  const double tail = 0.5 * std::erfc(z / std::sqrt(2.0));
+  const double phi = portable::exp(-z * z / 2) / std::sqrt(2 * M_PI);
+  const double tail = 0.5 * portable::erfc(z / std::sqrt(2.0));
   return 2 * ((1 + z * z) * tail - z * phi);
 }
 

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
@@ -118,13 +119,13 @@ struct Params : ParamSet {
   void check(const Budget& budget) const override {
     require(log10_T_max >= log10_T_min + 1, "log10_T_max",
             fmt::format("must be >= log10_T_min + 1 = {}", log10_T_min + 1));
-    require_sparsity(support.Q, std::llround(std::pow(10.0, static_cast<double>(log10_T_min.value()))));
+    require_sparsity(support.Q, std::llround(portable::pow(10.0, static_cast<double>(log10_T_min.value()))));
     double work = 0;
     for (long long d = log10_T_min; d <= run_max(budget); ++d) {
-      const double T = std::pow(10.0, static_cast<double>(d));
+      const double T = portable::pow(10.0, static_cast<double>(d));
       const double rho_bar = 1.0 / static_cast<double>(support.Q.value()) - 1.0 / T;
       const double r = tscb::growth_rate(steps.eta.value(), rho_bar, steps.eta_A_K_P.value());
-      const double escape = 2 * std::log(2 * T + 1) / std::log1p(r) + 10;
+      const double escape = 2 * portable::log(2 * T + 1) / portable::log1p(r) + 10;
       require(escape <= static_cast<double>(max_steps) / 2, "eta",
               fmt::format("times eta_A_K_P must make the escape from scratch at T = {:g}, about 2 ln(2T)/ln(1 + r) = "
                           "{:.3g} steps, at most {} (r = sqrt(eta rho_bar eta_A K_P) = {:.3g})",
@@ -175,7 +176,7 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
     Measured m;
     m.alpha0s = {p.alpha0_small, p.alpha0_large};
     for (long long d = p.log10_T_min; d <= p.run_max(context.budget); ++d) {
-      const long long T = std::llround(std::pow(10.0, static_cast<double>(d)));
+      const long long T = std::llround(portable::pow(10.0, static_cast<double>(d)));
       const sim::scb::Instance sim_inst = draw_instance(context, "transfer", 0,
                                                         {static_cast<int>(N), static_cast<int>(T), static_cast<int>(Q)});
       const auto inst_d = to_theory<double>(sim_inst);
@@ -204,11 +205,11 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
       const double c = landing * std::sqrt(threshold);
       q.r = tscb::growth_rate(eta, row.rho_bar, b);
       const double r = s.growth_factor * q.r;
-      q.scratch_linear = std::log(2 * c * row.T * r / eta) / std::log1p(r);
+      q.scratch_linear = portable::log(2 * c * row.T * r / eta) / portable::log1p(r);
       const auto delay = tscb::escape_delay_discrete(c, eta, row.rho_bar, b);
       q.scratch_delay = delay.delay;
       q.phase = delay.phase_error;
-      q.slack = 2 * eta * (1 + q.r) / (q.r * row.T * std::log1p(q.r) * (1 - threshold));
+      q.slack = 2 * eta * (1 + q.r) / (q.r * row.T * portable::log1p(q.r) * (1 - threshold));
       predicted.rows.push_back(std::move(q));
     }
     for (std::size_t k = 0; k < predicted.rows.size(); ++k) {
@@ -216,7 +217,7 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
       for (std::size_t j = 0; j < m.alpha0s.size(); ++j) {
         q.transfer_value.push_back(
             s.transfer_grows ? static_cast<double>(predicted.rows.front().transfer[j].steps) +
-                                   std::log(m.rows[k].T / m.rows.front().T) / std::log1p(q.r)
+                                   portable::log(m.rows[k].T / m.rows.front().T) / portable::log1p(q.r)
                              : static_cast<double>(q.transfer[j].steps));
       }
     }
@@ -238,7 +239,7 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
             {1 + q.transfer[j].shift_bound,
              fmt::format("1 (integer count) + {:.2g} (first-order shift of the crossing by the 1/T terms, x 2)",
                          q.transfer[j].shift_bound)},
-            {0.5 * std::log(10.0) / std::log1p(q.r),
+            {0.5 * portable::log(10.0) / portable::log1p(q.r),
              "half a decade's growth ln 10 / (2 ln(1+r)): a count growing like ln T moves by that much per half decade"}));
       }
     }
@@ -251,7 +252,7 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
         measured_exactly(static_cast<double>(last.scratch - first.scratch), 0.0, "integer step counts"),
         {1 + tf.phase + tl.phase + tf.slack + tl.slack,
          "1 (two integer roundings) + phase errors of both delays + Delta(T) terms (see scb.escape_time_log_T)"},
-        {0.3 * std::log(last.T / first.T) / std::log1p(tl.r), "0.3 x the predicted growth"}));
+        {0.3 * portable::log(last.T / first.T) / portable::log1p(tl.r), "0.3 x the predicted growth"}));
 
     Plot plot{"transfer", "Steps to alpha beta >= threshold: transfer vs from scratch", "log10 T", "steps", false, false, {}};
     Curve scratch_points = Curve::points("from scratch (full-matrix GD)");
@@ -262,7 +263,7 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
       transfer_lines.push_back(Curve::line(fmt::format("transfer, alpha0 = {:g}: T-independent theory", alpha0)));
     }
     for (std::size_t k = 0; k < m.rows.size(); ++k) {
-      const double x = std::log10(m.rows[k].T);
+      const double x = portable::log10(m.rows[k].T);
       scratch_points.add(x, static_cast<double>(m.rows[k].scratch));
       scratch_line.add(x, t.rows[k].scratch_linear + t.rows[k].scratch_delay + 0.5);
       for (std::size_t j = 0; j < m.alpha0s.size(); ++j) {

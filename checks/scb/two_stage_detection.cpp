@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -141,13 +142,13 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
 
     // (a) Population detection step against ln T, and the exact 2-D recurrence's.
     for (int i = 0; i < 4; ++i) {
-      const int T = T_pop * static_cast<int>(std::pow(10, i));
+      const int T = T_pop * static_cast<int>(portable::pow(10, i));
       const sim::scb::Instance instance =
           draw_instance(context, {.N = N, .T = T, .Q = Q}, fmt::format("population/T={}", T));
       const MeasurementConstants mc = measurement_constants(instance);
       m.rho_bar_max = std::max(m.rho_bar_max, mc.rho_bar);
       m.K_P = mc.K_P;
-      m.log_T.push_back(std::log(static_cast<double>(T)));
+      m.log_T.push_back(portable::log(static_cast<double>(T)));
       m.steps.push_back(static_cast<double>(population_detection_step(instance, eta, eta_A_K_P / mc.K_P)));
       // The exact 2-D recurrence of §4.3 (q uniform with one Q, so beta_k = beta) at this T and its
       // rho_bar: its escape steps carry the finite-T terms the asymptotic slope leaves out.
@@ -264,7 +265,7 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
     const double eta = p.steps.eta, eta_A_K_P = p.steps.eta_A_K_P;
     Predicted t;
     t.slope = s.slope_without_sqrt
-                  ? 1 / std::log1p(eta * m.rho_bar_max * eta_A_K_P)
+                  ? 1 / portable::log1p(eta * m.rho_bar_max * eta_A_K_P)
                   : theory::to_double(theory::scb::escape_slope(theory::mp50(eta), theory::mp50(m.rho_bar_max),
                                                                 theory::mp50(eta_A_K_P)));
     t.slope *= s.slope_scale;
@@ -272,7 +273,7 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
                                            : static_cast<double>(m.pop_steps[1] - m.pop_steps[0]);
     for (const LinearPoint& point : m.linear) {
       t.ratio.push_back(s.ratio_tanh_eta_t
-                            ? ReferenceVector{Eigen::VectorXd::Constant(1, std::tanh(eta * static_cast<double>(point.t))),
+                            ? ReferenceVector{Eigen::VectorXd::Constant(1, portable::tanh(eta * static_cast<double>(point.t))),
                                               Eigen::VectorXd::Constant(1, 1e-16)}
                             : gd_ratio(point.t, eta, s.coupling_scale * m.coupling, p.T_linear.as_int()));
     }
@@ -352,7 +353,7 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
       for (std::size_t i = 0; i < m.plot_t.size(); ++i) {
         measured_curve.add(m.plot_t[i], m.plot_ratio[i]);
         closed.add(m.plot_t[i], t.plot_closed[i]);
-        flow.add(m.plot_t[i], std::tanh(eta * m.plot_t[i] / 2));
+        flow.add(m.plot_t[i], portable::tanh(eta * m.plot_t[i] / 2));
       }
       plot.add(std::move(measured_curve)).add(std::move(closed)).add(std::move(flow));
       verdict.plots.push_back(std::move(plot));
@@ -363,9 +364,9 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
     Curve line = Curve::line("slope 1/ln(1+sqrt(eta rho eta_A K_P)) through the mean");
     Curve recurrence = Curve::points("exact 2-D recurrence");
     for (int i = 0; i < 4; ++i) {
-      measured_curve.add(std::exp(m.log_T[i]), m.steps[i]);
-      recurrence.add(std::exp(m.log_T[i]), m.steps_2d[i]);
-      line.add(std::exp(m.log_T[i]), m.mean_y + t.slope * (m.log_T[i] - m.mean_x));
+      measured_curve.add(portable::exp(m.log_T[i]), m.steps[i]);
+      recurrence.add(portable::exp(m.log_T[i]), m.steps_2d[i]);
+      line.add(portable::exp(m.log_T[i]), m.mean_y + t.slope * (m.log_T[i] - m.mean_x));
     }
     escape.add(std::move(measured_curve)).add(std::move(line)).add(std::move(recurrence));
     verdict.plots.push_back(std::move(escape));

@@ -18,6 +18,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
 
+#include "dyncheck/portable/math.hpp"
+
 namespace dyncheck::checks::stats {
 namespace {
 
@@ -238,7 +240,7 @@ HalfWidth hoeffding_half_width(std::size_t n, double range, double delta) {
   }
   require_range(fn, range);
   require_delta(fn, delta);
-  const double log_term = std::log(2.0 / delta);
+  const double log_term = portable::log(2.0 / delta);
   HalfWidth h;
   h.value = range * std::sqrt(log_term / (2.0 * static_cast<double>(n)));
   h.method = HalfWidthMethod::hoeffding;
@@ -265,7 +267,7 @@ HalfWidth empirical_bernstein_half_width(const Summary& summary, double range, d
   require_data_within_range(fn, summary, range);
   require_delta(fn, delta);
   const double n = static_cast<double>(summary.n);
-  const double log_term = std::log(4.0 / delta);
+  const double log_term = portable::log(4.0 / delta);
   const double variance_term = std::sqrt(2.0 * summary.variance * log_term / n);
   const double range_term = 7.0 * range * log_term / (3.0 * (n - 1.0));
   HalfWidth h;

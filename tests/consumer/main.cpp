@@ -3,6 +3,7 @@
 
 #include "dyncheck/checks/registry.hpp"
 #include "dyncheck/checks/runner.hpp"
+#include "dyncheck/portable/math.hpp"
 
 int main() {
   const auto& registry = dyncheck::checks::builtin_registry();
@@ -11,5 +12,6 @@ int main() {
   options.budget.level = dyncheck::checks::BudgetLevel::smoke;
   const auto verdict = dyncheck::checks::run_claim(*registry.find("calib.balanced_factorisation_flow"), options);
   std::printf("%s\n", std::string(dyncheck::checks::to_string(verdict.outcome)).c_str());
+  std::printf("portable::pow(2, 10) = %.17g\n", dyncheck::portable::pow(2.0, 10.0));
   return verdict.outcome == dyncheck::checks::Outcome::pass ? 0 : 1;
 }

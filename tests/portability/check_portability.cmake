@@ -2,7 +2,8 @@
 # library code, i.e. anything that could make a verdict or a report differ between x86-64 machines
 # (issue #10; numerics.md §2x).
 #
-#   cmake -DROOT=<source dir> [-DTREES="theory;sim;checks;reports"] -P check_portability.cmake
+#   cmake -DROOT=<source dir> [-DTREES="theory;sim;checks;reports;portable"] [-DLIBM_TREES="theory;sim;portable"]
+#         -P check_portability.cmake
 #
 # C++ sources (*.hpp, *.h, *.cpp, *.cc, *.ipp, *.inl) under ROOT/<tree>, with // comments removed:
 #   - long double, __float80, _Float64x, long-double literals (1.0L) and the long-double libm and
@@ -15,6 +16,15 @@
 #   - __attribute__((target(...))) or #pragma GCC target in a tree whose CMakeLists.txt does not
 #     compile it with -ffp-contract=off (an AVX-512/FMA target lets GCC contract a*b + c into an FMA,
 #     which rounds once instead of twice).
+# C++ sources under ROOT/<tree> for the trees in LIBM_TREES (default theory, sim, portable), also:
+#   - glibc's double elementary functions: std::exp, std::log, std::pow, std::tanh, ... (calls and
+#     `using std::exp;`), global ::exp(...), Eigen's array .exp()/.log()/.tanh()/.pow(...) (Eigen
+#     evaluates the elements outside whole packets with std::exp), and Boost.Math special functions
+#     (boost::math::erf(...), which call glibc on double). glibc 2.36 picks its exp, log, pow, sin,
+#     tanh, ... at load time by CPU features (FMA+AVX2, FMA4 or SSE2 variant) and the variants differ
+#     in the last bit: use dyncheck::portable (portable/include/dyncheck/portable/math.hpp) instead.
+#     Multiprecision-only code keeps std:: / Boost.Math with a "portability-guard: <reason>" comment.
+#     std::sqrt, std::fabs, std::floor, ... are exact or correctly rounded and are not flagged.
 # CMake files (ROOT/<tree>/**/CMakeLists.txt and *.cmake, ROOT/CMakeLists.txt, ROOT/cmake/*.cmake,
 # ROOT/CMakePresets.json), with # comments removed: -ffast-math, -Ofast, -funsafe-math-optimizations,
 # -fassociative-math, -freciprocal-math, -march=, -mavx*, -mfma, -mfpmath=, -mlong-double-*: each
@@ -24,11 +34,15 @@
 # A line whose comment says "portability-guard: <reason>" is skipped: for code that names a
 # forbidden type only to refuse it (the static_assert in theory/numeric/scalar.hpp).
 
+cmake_policy(VERSION 3.25)
 if(NOT DEFINED ROOT)
   message(FATAL_ERROR "check_portability.cmake: pass -DROOT=<source directory>")
 endif()
 if(NOT DEFINED TREES)
-  set(TREES theory sim checks reports)
+  set(TREES theory sim checks reports portable)
+endif()
+if(NOT DEFINED LIBM_TREES)
+  set(LIBM_TREES theory sim portable)
 endif()
 
 set(violations "")
@@ -66,6 +80,15 @@ set(cpp_rules
   "_MM_SET_(ROUNDING_MODE|FLUSH_ZERO_MODE|DENORMALS_ZERO_MODE)|MXCSR mode change"
   "${word_start}(__asm__|__asm|asm)[ \t]*(volatile|__volatile__)?[ \t]*\\([ \t]*\"[^\"]|non-empty inline assembly"
   "(pragma[ \t]+GCC[ \t]+optimize|optimize[ \t]*\\().*(fast-math|Ofast|unsafe-math|associative-math|reciprocal-math)|fast-math optimisation attribute")
+set(libm_functions "exp|exp2|expm1|log|log2|log10|log1p|pow|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|erf|erfc|lgamma|tgamma|cbrt|hypot")
+set(libm_what "glibc double libm function (its variant depends on the CPU, use dyncheck::portable)")
+set(libm_rules
+  "std::(${libm_functions})[ \t]*\\(|${libm_what}"
+  "using[ \t]+std::(${libm_functions})([^A-Za-z0-9_]|$)|${libm_what}"
+  "(^|[^A-Za-z0-9_:])::(${libm_functions})[ \t]*\\(|${libm_what}"
+  "\\.(exp|expm1|log|log1p|log10|log2|sin|cos|tan|tanh|sinh|cosh|asin|acos|atan|erf|erfc|lgamma|digamma|logistic)[ \t]*\\([ \t]*\\)|Eigen array function (std:: libm on the elements outside whole packets, use unaryExpr(portable::exp_op{}))"
+  "\\.pow[ \t]*\\(|Eigen array pow (std::pow per element)"
+  "boost::math::[a-z_0-9]+[ \t]*\\(|Boost.Math special function (calls glibc's exp/log on double)")
 set(cmake_rules
   "-ffast-math|-ffast-math"
   "-Ofast|-Ofast"
@@ -139,8 +162,12 @@ foreach(tree IN LISTS TREES)
        "${ROOT}/${tree}/*.ipp" "${ROOT}/${tree}/*.inl")
   list(SORT sources)
   set(target_use "")
+  set(rules_here "${cpp_rules}")
+  if(tree IN_LIST LIBM_TREES)
+    list(APPEND rules_here ${libm_rules})
+  endif()
   foreach(source IN LISTS sources)
-    check_file("${source}" "${cpp_rules}" "//.*$")
+    check_file("${source}" "${rules_here}" "//.*$")
     math(EXPR checked "${checked} + 1")
     if(NOT target_use)
       file(STRINGS "${source}" hits REGEX "__attribute__[ \t]*\\(\\(.*target[ \t]*\\(|pragma[ \t]+GCC[ \t]+target")
@@ -181,4 +208,4 @@ if(violation_count GREATER 0)
                       "(see tests/portability/check_portability.cmake for why each is refused):\n${violations}")
 endif()
 message(STATUS "portability: ${checked} files checked, no long double, x87, rounding-mode change or "
-               "CPU-specific compile flag in ${TREES}")
+               "CPU-specific compile flag in ${TREES}, no glibc double libm call in ${LIBM_TREES}")

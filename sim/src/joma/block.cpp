@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "dyncheck/portable/math.hpp"
+
 namespace dyncheck::sim::joma {
 
 std::string_view to_string(AttentionKernel kernel) {
@@ -44,8 +46,8 @@ double activation_value(Activation activation, double slope, double u) {
     case Activation::identity: return u;
     case Activation::relu: return u > 0 ? u : 0.0;
     case Activation::leaky_relu: return u > 0 ? u : slope * u;
-    case Activation::silu: return u / (1.0 + std::exp(-u));
-    case Activation::tanh: return std::tanh(u);
+    case Activation::silu: return u / (1.0 + portable::exp(-u));
+    case Activation::tanh: return portable::tanh(u);
   }
   return u;
 }
@@ -56,11 +58,11 @@ double activation_derivative(Activation activation, double slope, double u) {
     case Activation::relu: return u > 0 ? 1.0 : 0.0;
     case Activation::leaky_relu: return u > 0 ? 1.0 : slope;
     case Activation::silu: {
-      const double s = 1.0 / (1.0 + std::exp(-u));
+      const double s = 1.0 / (1.0 + portable::exp(-u));
       return s + u * s * (1.0 - s);
     }
     case Activation::tanh: {
-      const double t = std::tanh(u);
+      const double t = portable::tanh(u);
       return 1.0 - t * t;
     }
   }
@@ -86,10 +88,10 @@ Eigen::MatrixXd JomaBlock::attention(const Eigen::VectorXd& z, const Eigen::Matr
   Eigen::MatrixXd b(x.rows(), x.cols());
   switch (spec_.kernel) {
     case AttentionKernel::linear: b = x.array().colwise() * z.array(); break;
-    case AttentionKernel::exp: b = x.array().colwise() * (z.array() / spec_.temperature).exp(); break;
+    case AttentionKernel::exp: b = x.array().colwise() * (z.array() / spec_.temperature).unaryExpr(portable::exp_op{}); break;
     case AttentionKernel::softmax: {
       // e^{z/T - max} ∘ x / sum: the shift cancels in the ratio and keeps exp finite.
-      const Eigen::ArrayXd weights = (z.array() / spec_.temperature - z.maxCoeff() / spec_.temperature).exp();
+      const Eigen::ArrayXd weights = (z.array() / spec_.temperature - z.maxCoeff() / spec_.temperature).unaryExpr(portable::exp_op{});
       b = x.array().colwise() * weights;
       for (Eigen::Index s = 0; s < b.cols(); ++s) {
         const double total = b.col(s).sum();
@@ -131,9 +133,9 @@ BlockGradient JomaBlock::gradient(const BlockParameters& parameters, const Batch
     switch (spec_.loss) {
       case Loss::cross_entropy: {
         const double shift = o.col(s).maxCoeff();
-        const Eigen::ArrayXd e = (o.col(s).array() - shift).exp();
+        const Eigen::ArrayXd e = (o.col(s).array() - shift).unaryExpr(portable::exp_op{});
         const double total = e.sum();
-        g.loss += std::log(total) + shift - o(y, s);
+        g.loss += portable::log(total) + shift - o(y, s);
         grad_o.col(s) = e.matrix() / total;
         grad_o(y, s) -= 1.0;
         break;

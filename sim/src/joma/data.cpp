@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/random/dirichlet.hpp"
 #include "dyncheck/sim/random/fill_standard_normal.hpp"
 #include "dyncheck/sim/random/uniform01.hpp"
@@ -26,7 +27,7 @@ Eigen::MatrixXd figure_2_3_token_distributions(Eigen::Index distinct, Eigen::Ind
       const double centre = static_cast<double>(y) / static_cast<double>(classes) * static_cast<double>(distinct);
       for (Eigen::Index l = 0; l < distinct; ++l) {
         const double offset = static_cast<double>(l) - centre;
-        X(l, y) = std::exp(-offset * offset / 30.0);
+        X(l, y) = portable::exp(-offset * offset / 30.0);
       }
     }
   }

@@ -3,15 +3,17 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "dyncheck/portable/math.hpp"
+
 namespace dyncheck::sim::joma {
 namespace {
 
 double softmax_entropy(const Eigen::ArrayXd& logits, Eigen::ArrayXd& p) {
-  p = (logits - logits.maxCoeff()).exp();
+  p = (logits - logits.maxCoeff()).unaryExpr(portable::exp_op{});
   p /= p.sum();
   double h = 0;
   for (Eigen::Index i = 0; i < p.size(); ++i) {
-    if (p[i] > 0) h -= p[i] * std::log(p[i]);
+    if (p[i] > 0) h -= p[i] * portable::log(p[i]);
   }
   return h;
 }

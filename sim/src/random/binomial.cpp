@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/detail/throw_invalid_argument.hpp"
 #include "dyncheck/sim/random/binomial_log_pmf_ratio.hpp"
 #include "dyncheck/sim/random/stirling_correction.hpp"
@@ -30,13 +31,13 @@ double stirling_correction(double k) {
 
 BinomialLogPmfRatio::BinomialLogPmfRatio(double n, double p, double m)
     : n_(n), r_(p / (1.0 - p)), m_(m) {
-  h_ = (m + 0.5) * std::log((m + 1.0) / (r_ * (n - m + 1.0))) + stirling_correction(m) +
+  h_ = (m + 0.5) * portable::log((m + 1.0) / (r_ * (n - m + 1.0))) + stirling_correction(m) +
        stirling_correction(n - m);
 }
 
 double BinomialLogPmfRatio::operator()(double k) const {
   const double nk = n_ - k + 1.0;
-  return h_ + (n_ + 1.0) * std::log1p((k - m_) / nk) + (k + 0.5) * std::log(nk * r_ / (k + 1.0)) -
+  return h_ + (n_ + 1.0) * portable::log1p((k - m_) / nk) + (k + 0.5) * portable::log(nk * r_ / (k + 1.0)) -
          stirling_correction(k) - stirling_correction(n_ - k);
 }
 
@@ -49,7 +50,7 @@ std::uint64_t binomial_inversion(Rng& rng, double n, double p) {
   const double q = 1.0 - p;
   const double s = p / q;
   const double a = (n + 1.0) * s;
-  const double p0 = std::exp(n * std::log1p(-p));
+  const double p0 = portable::exp(n * portable::log1p(-p));
   for (;;) {
     double u = uniform01(rng);
     double pk = p0;
@@ -121,7 +122,7 @@ std::uint64_t binomial_btrd(Rng& rng, double n, double p) {
       continue;
     }
     // Step 3.2: squeeze on ln v.
-    v = std::log(v);
+    v = portable::log(v);
     const double rho = (km / npq) * (((km / 3.0 + 0.625) * km + 1.0 / 6.0) / npq + 0.5);
     const double t = -km * km / (2.0 * npq);
     if (v < t - rho) return static_cast<std::uint64_t>(k);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/detail/throw_invalid_argument.hpp"
 #include "dyncheck/sim/random/gamma.hpp"
 #include "dyncheck/sim/random/uniform_open01.hpp"
@@ -33,12 +34,12 @@ void dirichlet(Rng& rng, std::span<const double> alpha, std::span<double> out) {
     // fallback needs the exponential E_i.
     double log_g = 0.0;
     if (alpha[i] >= 1.0) {
-      log_g = std::log(gamma(rng, alpha[i]));
+      log_g = portable::log(gamma(rng, alpha[i]));
     } else {
       const double y = gamma(rng, alpha[i] + 1.0);
-      const double e = -std::log(uniform_open01(rng));
-      log_g = std::log(y) - e / alpha[i];
-      const double race = std::log(e) - std::log(alpha[i]);
+      const double e = -portable::log(uniform_open01(rng));
+      log_g = portable::log(y) - e / alpha[i];
+      const double race = portable::log(e) - portable::log(alpha[i]);
       if (race < race_best) {
         race_best = race;
         race_winner = i;
@@ -55,7 +56,7 @@ void dirichlet(Rng& rng, std::span<const double> alpha, std::span<double> out) {
   }
   double sum = 0.0;
   for (double& x : out) {
-    x = std::exp(x - max_log);
+    x = portable::exp(x - max_log);
     sum += x;
   }
   for (double& x : out) x /= sum;

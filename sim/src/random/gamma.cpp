@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/detail/throw_invalid_argument.hpp"
 #include "dyncheck/sim/random/gamma_log.hpp"
 #include "dyncheck/sim/random/standard_normal.hpp"
@@ -35,7 +36,7 @@ double marsaglia_tsang(Rng& rng, double shape) {
     const double z2 = z * z;
     // The squeeze avoids both logarithms about 98% of the time.
     if (u < 1.0 - 0.0331 * (z2 * z2)) return d * v;
-    if (std::log(u) < 0.5 * z2 + d * (1.0 - v + std::log(v))) return d * v;
+    if (portable::log(u) < 0.5 * z2 + d * (1.0 - v + portable::log(v))) return d * v;
   }
 }
 
@@ -48,15 +49,15 @@ double gamma(Rng& rng, double shape) {
   // independent, Y U^(1/a) ~ Gamma(a).
   const double y = marsaglia_tsang(rng, shape + 1.0);
   const double u = uniform_open01(rng);
-  return y * std::exp(std::log(u) / shape);
+  return y * portable::exp(portable::log(u) / shape);
 }
 
 double gamma_log(Rng& rng, double shape) {
   check_shape("gamma_log", shape);
-  if (shape >= 1.0) return std::log(marsaglia_tsang(rng, shape));
+  if (shape >= 1.0) return portable::log(marsaglia_tsang(rng, shape));
   const double y = marsaglia_tsang(rng, shape + 1.0);
   const double u = uniform_open01(rng);
-  return std::log(y) + std::log(u) / shape;
+  return portable::log(y) + portable::log(u) / shape;
 }
 
 }  // namespace dyncheck::sim

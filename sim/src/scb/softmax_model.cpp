@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/detail/throw_invalid_argument.hpp"
 
 namespace dyncheck::sim::scb {
@@ -22,7 +23,7 @@ void softmax(const Eigen::Ref<const Eigen::VectorXd>& w, Eigen::Ref<Eigen::Vecto
   const double m = w.maxCoeff();
   double sum = 0.0;
   for (Eigen::Index t = 0; t < w.size(); ++t) {
-    out(t) = std::exp(w(t) - m);
+    out(t) = portable::exp(w(t) - m);
     sum += out(t);
   }
   out /= sum;

@@ -36,8 +36,8 @@ inline constexpr std::uint64_t binomial_max_n = std::uint64_t{1} << 53U;
  * cancel), which perturbs probabilities by that relative amount; below \f$10^{-7}\f$ for
  * \f$n\tilde p \le 10^9\f$.
  *
- * n = 0, p = 0 and p = 1 return 0, 0 and n without using the engine. libm: std::exp,
- * std::log1p (inversion); std::sqrt, std::log, std::log1p (BTRD). Throws std::invalid_argument
+ * n = 0, p = 0 and p = 1 return 0, 0 and n without using the engine. libm: portable::exp,
+ * portable::log1p (inversion); std::sqrt, portable::log, portable::log1p (BTRD). Throws std::invalid_argument
  * unless \f$0 \le p \le 1\f$ and \f$n \le 2^{53}\f$.
  */
 std::uint64_t binomial(Rng& rng, std::uint64_t n, double p);

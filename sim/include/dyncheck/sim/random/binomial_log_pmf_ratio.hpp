@@ -13,7 +13,7 @@ namespace dyncheck::sim::detail {
  * where \f$f_c\f$ is stirling_correction and log1p replaces Hörmann's
  * \f$\ln(n_m/n_k)\f$ (equal, without the cancellation for large n). The setup part h is computed
  * once per (n, p). Arguments are integer-valued doubles with \f$0 \le k, m \le n\f$, \f$0 < p <
- * 1\f$. libm: std::log, std::log1p.
+ * 1\f$. libm: portable::log, portable::log1p.
  */
 class BinomialLogPmfRatio {
  public:

@@ -25,7 +25,7 @@ namespace dyncheck::sim {
  * large})}\f$, i.e. 0 in double.
  *
  * Engine use is the same as calling gamma_log(alpha_i) for i = 0..K-1. libm: std::sqrt,
- * std::log, std::exp. Throws std::invalid_argument if alpha is empty, the sizes differ, or an
+ * portable::log, portable::exp. Throws std::invalid_argument if alpha is empty, the sizes differ, or an
  * \f$\alpha_i\f$ is not finite and > 0.
  */
 void dirichlet(Rng& rng, std::span<const double> alpha, std::span<double> out);

@@ -20,8 +20,8 @@ namespace dyncheck::sim {
  * 10^{-3}\f$ with moderate probability): the true value is below the smallest double. Use
  * gamma_log for shapes that small.
  *
- * libm: std::sqrt (correctly rounded), std::log, std::exp (glibc: < 1 ulp, not guaranteed
- * correctly rounded; see standard_normal). Throws std::invalid_argument unless a is finite and
+ * libm: std::sqrt (correctly rounded), portable::log, portable::exp (< 1 ulp, the same bits on
+ * every CPU; see standard_normal). Throws std::invalid_argument unless a is finite and
  * > 0.
  */
 double gamma(Rng& rng, double shape);

@@ -13,7 +13,7 @@ namespace dyncheck::sim {
  * whenever \f$a > 36.74 / \mathrm{DBL\_MAX} \approx 2\cdot 10^{-307}\f$, and \f$-\infty\f$ below.
  * dirichlet uses it to normalize in log space.
  *
- * libm: std::sqrt, std::log, std::exp (see gamma). Throws std::invalid_argument unless a is
+ * libm: std::sqrt, portable::log, portable::exp (see gamma). Throws std::invalid_argument unless a is
  * finite and > 0.
  */
 double gamma_log(Rng& rng, double shape);

@@ -19,9 +19,9 @@ struct NormalPair {
  * return \f$(u f, v f)\f$ with \f$f = \sqrt{-2\ln s / s}\f$. Acceptance probability
  * \f$\pi/4\f$, so 2.55 engine outputs per pair on average.
  *
- * libm: std::log and std::sqrt. sqrt is correctly rounded (IEEE 754); glibc's log is not
- * guaranteed correctly rounded (its documented error is below 1 ulp), so on another libm, or a
- * glibc built with a different FMA choice, the last bit of a variate can differ in rare cases.
+ * libm: portable::log (dyncheck/portable/math.hpp: IEEE basic operations only, < 1 ulp, the same
+ * bits on every CPU, unlike glibc's log, whose variant is chosen by CPU features) and std::sqrt
+ * (correctly rounded, IEEE 754).
  * Defined out of line so that its arithmetic is compiled with the library's -ffp-contract=off
  * (a fused u*u + v*v would change last bits), whatever flags the caller uses.
  */
@@ -33,7 +33,7 @@ NormalPair standard_normal_pair(Rng& rng);
  * One N(0,1) variate: the first value of a Marsaglia polar pair (detail::standard_normal_pair);
  * the pair's second value is discarded, which keeps this a stateless function of the engine.
  * Where throughput matters, NormalSampler or fill_standard_normal use both values.
- * libm: std::log, std::sqrt (see detail::standard_normal_pair).
+ * libm: portable::log, std::sqrt (see detail::standard_normal_pair).
  */
 inline double standard_normal(Rng& rng) { return detail::standard_normal_pair(rng).first; }
 

@@ -24,7 +24,7 @@ struct SoftmaxModel {
 SoftmaxModel initial_softmax_model(const Instance& instance);
 
 /// \f$\sigma(w)_t = e^{w_t - m} / \sum_s e^{w_s - m}\f$, \f$m = \max_s w_s\f$ (no overflow).
-/// libm: std::exp. Throws std::invalid_argument for an empty or non-finite w.
+/// libm: portable::exp. Throws std::invalid_argument for an empty or non-finite w.
 void softmax(const Eigen::Ref<const Eigen::VectorXd>& w, Eigen::Ref<Eigen::VectorXd> out);
 
 /// The attention matrix \f$[\sigma(w_1), \dots, \sigma(w_N)]\f$ (T×N).

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/theory/numeric/eigen.hpp"
 
 namespace dyncheck::theory::calib {
@@ -23,7 +24,7 @@ namespace dyncheck::theory::calib {
 /// (written with expm1 so that small s t loses no digits).
 template <class S>
 S balanced_factor(const S& s, const S& u0, const S& t) {
-  using std::expm1;
+  using portable::expm1;
   using std::sqrt;
   if (!(s > S(0)) || !(u0 > S(0))) throw std::invalid_argument("balanced_factor: needs s > 0 and u0 > 0");
   const S w0 = u0 * u0;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/theory/numeric/eigen.hpp"
 
 namespace dyncheck::theory::calib {
@@ -34,13 +35,13 @@ class LinearRegressionFlow {
 
   /// \f[ w(t) = w_* + e^{-tH}(w_0 - w_*) \f]
   Vector<S> gradient_flow_mean(const S& t) const {
-    using std::exp;
+    using portable::exp;
     return w_star_ + in_eigenbasis([&](const S& lambda, std::size_t) { return exp(-t * lambda); });
   }
 
   /// \f[ \mathbb{E} w_k = w_* + (I - \eta H)^k (w_0 - w_*) \f] (exact for unbiased affine gradients)
   Vector<S> gradient_descent_mean(const S& eta, long long steps) const {
-    using std::pow;
+    using portable::pow;
     return w_star_ + in_eigenbasis([&](const S& lambda, std::size_t) { return pow(S(1) - eta * lambda, steps); });
   }
 
@@ -48,7 +49,7 @@ class LinearRegressionFlow {
   /// \f[ \mathbb{E} w_k - w(t) = \eta\, c_1(t) + O(\eta^2),\qquad c_1(t) = -\tfrac{t}{2} H^2 e^{-tH}(w_0 - w_*) \f]
   /// from k\log(1-\eta\lambda) = -t\lambda - t\lambda^2\eta/2 + O(\eta^2).
   Vector<S> first_order_gap_coefficient(const S& t) const {
-    using std::exp;
+    using portable::exp;
     return in_eigenbasis([&](const S& lambda, std::size_t) { return -t / 2 * lambda * lambda * exp(-t * lambda); });
   }
 
@@ -56,7 +57,7 @@ class LinearRegressionFlow {
   /// \f[ 0 \le e^{-kx} - (1-x)^k \le k\,e^{-(k-1)x}\,(e^{-x} - 1 + x) \le \tfrac{k x^2}{2} e^{-(k-1)x} \f]
   /// (a^k − b^k ≤ k a^{k−1}(a − b) for a ≥ b ≥ 0), summed over eigen-directions with |Q_ij||c_j|.
   Vector<S> discretisation_bias_bound(const S& eta, long long steps) const {
-    using std::exp;
+    using portable::exp;
     require_stable(eta);
     const S k(steps);
     return absolute_in_eigenbasis([&](const S& lambda) {
@@ -71,7 +72,7 @@ class LinearRegressionFlow {
   /// \f[ \Bigl|\tfrac{(1-x)^k - e^{-kx}}{\eta} + \tfrac{t\lambda^2}{2}e^{-t\lambda}\Bigr|
   ///     \le \frac{e^{-kx}}{\eta}\Bigl[\frac{k^2x^4}{8(1-x)^2} + \frac{kx^3}{3(1-x)}\Bigr]. \f]
   Vector<S> first_order_remainder_bound(const S& eta, long long steps) const {
-    using std::exp;
+    using portable::exp;
     require_stable(eta);
     const S k(steps);
     return absolute_in_eigenbasis([&](const S& lambda) {

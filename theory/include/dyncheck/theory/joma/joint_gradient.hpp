@@ -9,6 +9,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "dyncheck/portable/math.hpp"
+
 namespace dyncheck::theory::joma {
 
 enum class Kernel { linear, exp, softmax };
@@ -21,7 +23,7 @@ Vector<S> attention_output(Kernel kernel, const Vector<S>& z, const Vector<S>& x
   if (!(temperature > S(0))) throw std::invalid_argument("attention_output: temperature must be > 0");
   if (kernel == Kernel::linear) return z.cwiseProduct(x);
   Vector<S> b(z.size());
-  using std::exp;
+  using portable::exp;
   for (Eigen::Index l = 0; l < z.size(); ++l) b[l] = exp(z[l] / temperature) * x[l];
   if (kernel == Kernel::softmax) b /= b.sum();
   return b;

@@ -13,8 +13,38 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+
+#include "dyncheck/portable/math.hpp"
 
 namespace dyncheck::theory::joma {
+
+namespace erf_detail {
+// The error function and its inverses for S = double in CPU-independent bits (issue #10 §1):
+// Boost.Math's double erf/erf_inv call glibc's exp/log, whose last bits depend on the CPU. erf and
+// erfc are portable::erf/erfc; the inverses are evaluated in mp50 (software arithmetic) and
+// rounded. Other scalar types use Boost.Math as before.
+template <class S>
+S erf(const S& x) {
+  if constexpr (std::is_same_v<S, double>) return portable::erf(x);
+  else return boost::math::erf(x);  // portability-guard: S is not double (software arithmetic)
+}
+template <class S>
+S erfc(const S& x) {
+  if constexpr (std::is_same_v<S, double>) return portable::erfc(x);
+  else return boost::math::erfc(x);  // portability-guard: S is not double (software arithmetic)
+}
+template <class S>
+S erf_inv(const S& x) {
+  if constexpr (std::is_same_v<S, double>) return static_cast<double>(boost::math::erf_inv(mp50(x)));  // portability-guard: in mp50
+  else return boost::math::erf_inv(x);  // portability-guard: S is not double (software arithmetic)
+}
+template <class S>
+S erfc_inv(const S& x) {
+  if constexpr (std::is_same_v<S, double>) return static_cast<double>(boost::math::erfc_inv(mp50(x)));  // portability-guard: in mp50
+  else return boost::math::erfc_inv(x);  // portability-guard: S is not double (software arithmetic)
+}
+}  // namespace erf_detail
 
 /// Gradient flow \f$\dot v_{kl} = \eta_w\Delta_{lk}e^{\zeta_l}\f$, \f$\dot\zeta_l = \kappa\eta_w
 /// e^{\zeta_l}\sum_k v_{kl}\Delta_{lk}\f$ (\f$\zeta = z/T\f$, \f$\kappa = \eta_z/(\eta_w T^2)\f$).
@@ -47,7 +77,7 @@ class LinearActivationErfSolution {
 
   /// \f$t(\tau)\f$ for token l: the physical time at which its clock reads \f$\tau\f$.
   S time_at_clock(Eigen::Index l, const S& tau) const {
-    using std::exp;
+    using portable::exp;
     check_token(l);
     if (a_[l] == S(0)) return tau * exp(-zeta0_[l]) / eta_w_;
     const S A = scale(l);
@@ -56,7 +86,7 @@ class LinearActivationErfSolution {
 
   /// \f$\tau_l(t)\f$, the inverse of time_at_clock; throws std::domain_error for \f$t \ge t^*_l\f$.
   S clock_at_time(Eigen::Index l, const S& t) const {
-    using std::exp;
+    using portable::exp;
     check_token(l);
     if (!(t >= S(0))) throw std::invalid_argument("LinearActivationErfSolution::clock_at_time: t must be >= 0");
     if (a_[l] == S(0)) return eta_w_ * exp(zeta0_[l]) * t;
@@ -70,9 +100,9 @@ class LinearActivationErfSolution {
     S u;
     // erf(u) - erf(w) = ratio, solved through erfc when w > 0 so that nothing cancels near erf = 1.
     if (w > S(0)) {
-      u = boost::math::erfc_inv(boost::math::erfc(w) - ratio);
+      u = erf_detail::erfc_inv(erf_detail::erfc(w) - ratio);
     } else {
-      u = boost::math::erf_inv(boost::math::erf(w) + ratio);
+      u = erf_detail::erf_inv(erf_detail::erf(w) + ratio);
     }
     return (u / A - beta_[l]) / a_[l];
   }
@@ -102,7 +132,7 @@ class LinearActivationErfSolution {
   S blow_up_time(Eigen::Index l) const {
     check_token(l);
     if (a_[l] == S(0)) return std::numeric_limits<S>::infinity();
-    return prefactor(l) * boost::math::erfc(scale(l) * beta_[l]) / eta_w_;
+    return prefactor(l) * erf_detail::erfc(scale(l) * beta_[l]) / eta_w_;
   }
 
  private:
@@ -114,14 +144,14 @@ class LinearActivationErfSolution {
     return sqrt(kappa_ / (S(2) * a_[l]));
   }
   S prefactor(Eigen::Index l) const {
-    using std::exp;
+    using portable::exp;
     using std::sqrt;
     return exp(-zeta0_[l] + kappa_ * beta_[l] * beta_[l] / (S(2) * a_[l])) *
            sqrt(boost::math::constants::pi<S>() / (S(2) * kappa_ * a_[l]));
   }
   static S erf_difference(const S& u, const S& w) {
-    if (w > S(0)) return boost::math::erfc(w) - boost::math::erfc(u);
-    return boost::math::erf(u) - boost::math::erf(w);
+    if (w > S(0)) return erf_detail::erfc(w) - erf_detail::erfc(u);
+    return erf_detail::erf(u) - erf_detail::erf(w);
   }
 
   Matrix<S> Delta_, V0_;
@@ -138,7 +168,7 @@ S zeta_at_first_blow_up(const S& delta_norm, const S& salient_delta_norm) {
   if (!(salient_delta_norm > S(0)) || !(delta_norm >= S(0)) || !(delta_norm < salient_delta_norm)) {
     throw std::invalid_argument("zeta_at_first_blow_up: needs 0 <= |Delta_l| < |Delta_l*|");
   }
-  const S e = boost::math::erf_inv(delta_norm / salient_delta_norm);
+  const S e = erf_detail::erf_inv(delta_norm / salient_delta_norm);
   return e * e;
 }
 

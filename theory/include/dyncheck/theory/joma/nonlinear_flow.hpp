@@ -8,11 +8,12 @@
 #include <dyncheck/theory/numeric/eigen.hpp>
 
 #include <boost/math/quadrature/tanh_sinh.hpp>
-#include <boost/math/special_functions/expm1.hpp>
 
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+
+#include "dyncheck/portable/math.hpp"
 
 namespace dyncheck::theory::joma {
 
@@ -21,7 +22,7 @@ template <class S>
 struct NonlinearJomaFlow {
   Vector<S> mu;
   void operator()(const Vector<S>& v, Vector<S>& dvdt, const S& /*t*/) const {
-    using std::exp;
+    using portable::exp;
     for (Eigen::Index j = 0; j < v.size(); ++j) dvdt[j] = (mu[j] - v[j]) * exp(v[j] * v[j] / S(2));
   }
 };
@@ -30,7 +31,7 @@ struct NonlinearJomaFlow {
 /// \f$\frac{d}{dt}\ln\delta_j = -e^{v_j^2/2} \to -e^{\mu_j^2/2}\f$.
 template <class S>
 S late_time_rate(const S& mu) {
-  using std::exp;
+  using portable::exp;
   return exp(mu * mu / S(2));
 }
 
@@ -39,11 +40,12 @@ S late_time_rate(const S& mu) {
 /// \f$g = e^{-\mu^2/2}\,\mathrm{expm1}(\mu^2 h(2-h)/2)/h\f$, and \f$g(1) = \mu^2e^{-\mu^2/2}\f$.
 template <class S>
 S time_to_precision_integrand(const S& mu, const S& s) {
-  using std::exp;
+  using portable::exp;
+  using portable::expm1;  // Boost.Multiprecision's expm1 is found by argument-dependent lookup
   const S h = S(1) - s;
   const S m2 = mu * mu;
   if (h == S(0)) return m2 * exp(-m2 / S(2));
-  return exp(-m2 / S(2)) * boost::math::expm1(m2 * h * (S(2) - h) / S(2)) / h;
+  return exp(-m2 / S(2)) * expm1(m2 * h * (S(2) - h) / S(2)) / h;
 }
 
 /// Result of a quadrature with its error estimate.
@@ -59,8 +61,8 @@ struct QuadratureValue {
 /// the smooth part by tanh-sinh quadrature. Strictly decreasing in \f$|\mu|\f$.
 template <class S>
 QuadratureValue<S> time_to_relative_precision(const S& mu, const S& epsilon) {
-  using std::exp;
-  using std::log;
+  using portable::exp;
+  using portable::log;
   using std::sqrt;
   if (!(mu != S(0)) || !(epsilon > S(0)) || !(epsilon < S(1))) {
     throw std::invalid_argument("time_to_relative_precision: needs mu != 0 and epsilon in (0, 1)");
@@ -91,7 +93,7 @@ QuadratureValue<S> time_to_precision_offset(const S& mu) {
 /// Attention \f$p \propto x\circ e^{v^{\circ2}/2}\f$ (exp attention normalised, §4).
 template <class S>
 Vector<S> nonlinear_attention(const Vector<S>& x, const Vector<S>& v) {
-  using std::exp;
+  using portable::exp;
   if (x.size() != v.size() || x.size() == 0) throw std::invalid_argument("nonlinear_attention: x and v must have equal, non-zero sizes");
   Vector<S> p(x.size());
   for (Eigen::Index l = 0; l < x.size(); ++l) {
@@ -104,7 +106,7 @@ Vector<S> nonlinear_attention(const Vector<S>& x, const Vector<S>& v) {
 /// Shannon entropy in nats, \f$H(p) = -\sum_l p_l\ln p_l\f$ (0 ln 0 = 0).
 template <class S>
 S entropy(const Vector<S>& p) {
-  using std::log;
+  using portable::log;
   S h = 0;
   for (Eigen::Index l = 0; l < p.size(); ++l) {
     if (p[l] > S(0)) h -= p[l] * log(p[l]);

@@ -84,8 +84,8 @@ std::string to_string(const S& x, int significant_digits) {
     // setprecision(0) would print 50 digits: round to one significant digit here instead.
     using std::abs;
     using std::floor;
-    using std::log10;
-    using std::pow;
+    using std::log10;  // portability-guard: multiprecision only (double takes the stream branch)
+    using std::pow;    // portability-guard: multiprecision only (double takes the stream branch)
     const S magnitude = abs(x);
     int exponent = static_cast<int>(floor(log10(magnitude)));
     S mantissa = magnitude / pow(S(10), exponent);

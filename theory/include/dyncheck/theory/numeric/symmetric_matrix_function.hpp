@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "dyncheck/portable/math.hpp"
+
 namespace dyncheck::theory {
 
 /// A scalar function applied to a real symmetric matrix through its eigendecomposition:
@@ -67,7 +69,7 @@ Matrix<S> symmetric_matrix_function(const Matrix<S>& A, F f) {
 template <class S>
 Matrix<S> symmetric_matrix_exp(const Matrix<S>& A) {
   return symmetric_matrix_function(A, [](const S& lambda) {
-    using std::exp;  // Boost.Multiprecision's exp is found by argument-dependent lookup
+    using portable::exp;  // double: the same bits on every CPU; Boost.Multiprecision's exp by ADL
     return exp(lambda);
   });
 }

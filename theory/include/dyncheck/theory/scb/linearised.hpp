@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dyncheck/portable/math.hpp"
+
 namespace dyncheck::theory::scb {
 
 /// The coordinates of §4.3: \f$x = \alpha\f$ and \f$y = \bar\rho\beta\f$ (the attention correlation).
@@ -34,8 +36,8 @@ S growth_rate(const S& eta, const S& rho_bar, const S& eta_A_K_P) {
 /// \f$x = \sinh(\eta t)/T\f$, \f$y = (\cosh(\eta t) - 1)/T\f$. Time t in steps.
 template <class S>
 LinearisedPoint<S> linearised_flow(const S& t, const S& eta, const S& coupling, const S& T) {
-  using std::cosh;
-  using std::sinh;
+  using portable::cosh;
+  using portable::sinh;
   using std::sqrt;
   if (!(eta > S(0)) || !(coupling > S(0)) || !(T > S(0))) {
     throw std::invalid_argument("linearised_flow: eta, coupling and T must be > 0");
@@ -49,7 +51,7 @@ LinearisedPoint<S> linearised_flow(const S& t, const S& eta, const S& coupling, 
 /// (§4.3; with \f$g = \eta\f$, \f$r = \eta\f$ and \f$x_t = ((1+\eta)^t - (1-\eta)^t)/(2T)\f$).
 template <class S>
 LinearisedPoint<S> linearised_gd(long long t, const S& eta, const S& coupling, const S& T) {
-  using std::pow;
+  using portable::pow;
   using std::sqrt;
   if (t < 0) throw std::invalid_argument("linearised_gd: t must be >= 0");
   if (!(eta > S(0)) || !(coupling > S(0)) || !(T > S(0))) {

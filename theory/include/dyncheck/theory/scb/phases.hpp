@@ -10,19 +10,21 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "dyncheck/portable/math.hpp"
+
 namespace dyncheck::theory::scb {
 
 /// \f$1/\ln(1 + \sqrt{\eta\bar\rho\eta_AK_P})\f$: steps per unit of \f$\ln T\f$ of the escape time.
 template <class S>
 S escape_slope(const S& eta, const S& rho_bar, const S& eta_A_K_P) {
-  using std::log1p;
+  using portable::log1p;
   return S(1) / log1p(growth_rate(eta, rho_bar, eta_A_K_P));
 }
 
 /// \f[ t_{esc}(c) \approx \frac{\ln(2cT)}{\ln(1 + \sqrt{\eta\bar\rho\,\eta_AK_P})} \f] (+ O(1), §4.3, [derived]).
 template <class S>
 S escape_time_prediction(const S& c, const S& T, const S& eta, const S& rho_bar, const S& eta_A_K_P) {
-  using std::log;
+  using portable::log;
   if (!(c > S(0)) || !(T > S(0))) throw std::invalid_argument("escape_time_prediction: c and T must be > 0");
   return log(2 * c * T) * escape_slope(eta, rho_bar, eta_A_K_P);
 }
@@ -32,7 +34,7 @@ S escape_time_prediction(const S& c, const S& T, const S& eta, const S& rho_bar,
 /// escape_time_prediction by the T-independent \f$\ln(r/\eta)/\ln(1+r)\f$ (0 for normalised rates).
 template <class S>
 S escape_time_linear(const S& c, const S& T, const S& eta, const S& rho_bar, const S& eta_A_K_P) {
-  using std::log;
+  using portable::log;
   if (!(c > S(0)) || !(T > S(0))) throw std::invalid_argument("escape_time_linear: c and T must be > 0");
   const S r = growth_rate(eta, rho_bar, eta_A_K_P);
   return log(2 * c * T * r / eta) * escape_slope(eta, rho_bar, eta_A_K_P);
@@ -68,8 +70,8 @@ struct EscapeDelay {
 template <class S>
 EscapeDelay<S> escape_delay_discrete(const S& c, const S& eta, const S& rho_bar, const S& eta_A_K_P) {
   using std::abs;
-  using std::log;
-  using std::log1p;
+  using portable::log;
+  using portable::log1p;
   const S landing = landing_alpha(eta, rho_bar, eta_A_K_P);
   if (!(c > S(0)) || !(c < landing)) throw std::invalid_argument("escape_delay_discrete: needs 0 < c < landing_alpha");
   const S r = growth_rate(eta, rho_bar, eta_A_K_P);
@@ -100,8 +102,8 @@ EscapeDelay<S> escape_delay_discrete(const S& c, const S& eta, const S& rho_bar,
 /// O(r) relative). Requires \f$0 < c < \alpha^*\f$ (landing_alpha).
 template <class S>
 S escape_nonlinear_delay(const S& c, const S& eta, const S& rho_bar, const S& eta_A_K_P) {
-  using std::log;
-  using std::log1p;
+  using portable::log;
+  using portable::log1p;
   const S landing = landing_alpha(eta, rho_bar, eta_A_K_P);
   if (!(c > S(0)) || !(c < landing)) throw std::invalid_argument("escape_nonlinear_delay: needs 0 < c < landing_alpha");
   const S ratio = c * c / (landing * landing);
@@ -126,7 +128,7 @@ S slow_phase_rate(const S& eta, const S& T, const S& rho_bar, const S& eta_A_K_P
 /// slow_phase_rate is its first-order term in \f$\varepsilon\f$.
 template <class S>
 S slow_phase_gd_rate(const S& eta, const S& T, const S& rho_bar, const S& eta_A_K_P) {
-  using std::log1p;
+  using portable::log1p;
   using std::sqrt;
   if (!(eta > S(0)) || !(T > S(0)) || !(rho_bar > S(0)) || !(eta_A_K_P > S(0))) {
     throw std::invalid_argument("slow_phase_gd_rate: eta, T, rho_bar and eta_A K_P must be > 0");

@@ -29,6 +29,7 @@
 
 #include <cmath>
 
+#include "dyncheck/portable/math.hpp"
 #include "claims.hpp"
 #include "identity_claim.hpp"
 

@@ -1,3 +1,4 @@
+cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
 # Writes the smoke report with THREADS threads into OUT, scrubs times, and compares each claim's
 # files (claims/<id>.md and claims/<id>.json, plot series thinned to 12 points) with its approved
 # copy in GOLDEN_DIR: one golden file per claim and format, so a change shows exactly which claim

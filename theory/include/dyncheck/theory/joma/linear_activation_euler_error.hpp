@@ -4,6 +4,7 @@
 // linear_activation_erf.hpp (specs/joma.md §3 "Exact closed form" [derived]).
 #pragma once
 
+#include "dyncheck/portable/math.hpp"
 #include <dyncheck/theory/numeric/eigen.hpp>
 #include <dyncheck/theory/numeric/ode.hpp>
 
@@ -33,7 +34,7 @@ std::vector<Vector<S>> euler_error_coefficient(const S& a, const S& beta, const 
     throw std::invalid_argument("euler_error_coefficient: times must start at 0");
   }
   auto system = [&](const Vector<S>& x, Vector<S>& dxdt, const S&) {
-    using std::exp;
+    using portable::exp;  // double: dyncheck::portable; multiprecision: found by argument-dependent lookup
     const S e = eta_w * exp(x[1]);
     const S f0 = e, f1 = kappa * e * (beta + a * x[0]);
     // J = [[0, e], [kappa a e, f1]]

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <boost/math/distributions/beta.hpp>
+#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
@@ -72,9 +73,15 @@ void require_variance_summary(std::string_view function, const Summary& summary)
       fmt::format("{}: value at index {} is not finite ({})", where, index, value));
 }
 
+// The quantiles are evaluated in 50-digit software arithmetic and rounded once to double: Boost.Math
+// in double calls glibc's exp/log, whose variant (and last bits) depends on the CPU (README, "Which
+// guarantees hold across machines").
+using quantile_real = boost::multiprecision::number<boost::multiprecision::cpp_bin_float<50>,
+                                                    boost::multiprecision::et_off>;
+
 double normal_upper_quantile(double tail) {
-  return boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(),
-                                                       tail));
+  return static_cast<double>(boost::math::quantile(
+      boost::math::complement(boost::math::normal_distribution<quantile_real>(), quantile_real(tail))));
 }
 
 }  // namespace
@@ -200,8 +207,8 @@ HalfWidth student_t_half_width(const Summary& summary, double delta) {
   const double n = static_cast<double>(summary.n);
   const double sd = std::sqrt(summary.variance);
   // Upper-tail (complement) form keeps full relative accuracy for tiny delta.
-  const double t = boost::math::quantile(boost::math::complement(
-      boost::math::students_t_distribution<double>(n - 1.0), delta / 2.0));
+  const double t = static_cast<double>(boost::math::quantile(boost::math::complement(
+      boost::math::students_t_distribution<quantile_real>(quantile_real(n - 1.0)), quantile_real(delta / 2.0))));
   HalfWidth h;
   h.value = t * sd / std::sqrt(n);
   h.method = HalfWidthMethod::student_t;

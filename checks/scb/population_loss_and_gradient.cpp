@@ -65,7 +65,7 @@ using theory::Matrix;
 using theory::Vector;
 
 struct Params : ParamSet {
-  SpecInstance instance{this, 12, 5000};
+  InstanceShape instance{this, 12, 5000, "context length", Scale::log};
   Real resolution{this, "resolution", 0.05, open_closed(0, 1),
                   "detectable discrepancy, as a fraction of the largest entry of each compared block", Scale::log};
 

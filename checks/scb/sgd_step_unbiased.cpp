@@ -65,7 +65,7 @@ using theory::Matrix;
 using theory::Vector;
 
 struct Params : ParamSet {
-  SpecInstance instance{this, 50, 5000};
+  InstanceShape instance{this, 50, 5000, "context length", Scale::log};
   Real eta{this, "eta", 0.5, open_closed(0, 1), "V step size of the one-sample steps in (b)", Scale::log};
   Real resolution{this, "resolution", 0.05, open_closed(0, 1),
                   "detectable discrepancy: fraction of the block's largest entry and of the variance", Scale::log};

@@ -72,9 +72,10 @@ inline std::string describe(const sim::scb::Instance& instance, const RunContext
 /// its `this`): N and Q from params.hpp, T with the claim's default and upper end, and the shape of
 /// P and q. check() enforces Q <= T/4.
 struct InstanceShape {
-  InstanceShape(ParamSet* owner, long long T_default, long long T_max, const char* T_description = "context length")
+  InstanceShape(ParamSet* owner, long long T_default, long long T_max, const char* T_description = "context length",
+                Scale T_scale = Scale::linear)
       : vocabulary{owner},
-        T{owner, "T", T_default, closed(5, static_cast<double>(T_max)), T_description},
+        T{owner, "T", T_default, closed(5, static_cast<double>(T_max)), T_description, T_scale},
         support{owner, "support size of every q^(k); also Q <= T/4"},
         p_concentration{owner, "p_concentration", 1, open_closed(0, 10),
                         "columns of P ~ Dirichlet(c 1) (spec: 1 or 0.3)", Scale::log},

@@ -300,47 +300,92 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
   return all_good ? 0 : exit_fail;
 }
 
-int command_calibrate(const std::string& id, const std::string& seeds_text, const std::optional<std::string>& share_text,
-                      const CommonOptions& common) {
-  const auto* claim = checks::builtin_registry().find(id);
-  if (claim == nullptr) throw checks::ParamError("claim", "no claim named '" + id + "' (see `dyncheck list`)");
+// Calibration of one claim or of a whole selection (ids or families). Each claim runs over `seeds`
+// fresh seeds (a pure function of the master seed, the claim and the run). The promise is checked
+// twice: per claim, with its Clopper-Pearson interval at confidence 1 - 0.05 / k (Bonferroni over
+// the k selected claims, so that a consistent suite is called inconsistent at most 5% of the time),
+// and pooled: every run of every claim fails with probability at most its share, so the total
+// number of failures is stochastically below Binomial(k * seeds, share) and its 95% interval must
+// reach down to the share.
+int command_calibrate(const std::vector<std::string>& selectors, const std::string& seeds_text,
+                      const std::optional<std::string>& share_text, const CommonOptions& common) {
+  const auto& registry = checks::builtin_registry();
+  const auto claims = selectors.empty() ? registry.all() : registry.select(selectors);
   const std::size_t seeds =
       checks::parse_unsigned_decimal("seeds", "--seeds", seeds_text, 1, 1000000, "[1, 1000000]");
-  checks::RunOptions options = run_options(common, {claim});
+  checks::RunOptions options = run_options(common, claims);
   if (share_text) {
-    // The claim's share for this calibration only: with the fixed per-claim share (1e-5) a rate
+    // The claims' share for this calibration only: with the fixed per-claim share (1e-5) a rate
     // several times too high would need ~1e6 seeds to show; at 0.05, a few hundred suffice.
     const checks::ParamSpec spec{"false-failure-share", 0.05, 0, 0.5, false, true,
                                  "the claim's false-failure share for this calibration", true};
     options.false_failure_share = checks::parse_param_value(spec, *share_text);
   }
   const std::uint64_t master = options.seed;
+  const double per_claim_confidence = 1.0 - 0.05 / static_cast<double>(claims.size());
   Progress progress(common.quiet);
-  std::size_t counts[4] = {0, 0, 0, 0};
-  for (std::size_t r = 0; r < seeds; ++r) {
-    // Fresh seeds that are a pure function of the master seed and the claim.
-    options.seed = checks::calibration_seed(master, id, r);
-    progress.start(fmt::format("{} seed {}/{}", id, r + 1, seeds));
-    const checks::Verdict verdict = checks::run_claim(*claim, options);
-    ++counts[static_cast<int>(verdict.outcome)];
-    if (verdict.outcome != Outcome::pass) {
-      progress.finish();
-      fmt::print("seed {}: ", options.seed);
-      print_verdict(verdict);
+  std::size_t total_failures = 0;
+  double total_promised = 0;
+  bool consistent = true;
+  std::size_t refused = 0;
+  for (const auto* claim : claims) {
+    const std::string& id = claim->info().id;
+    std::size_t counts[4] = {0, 0, 0, 0};
+    // In a suite calibration a claim that refuses its point at this budget and share (a cost
+    // limit, exit 2 when run alone) is reported and left out of the pooled count.
+    bool claim_refused = false;
+    for (std::size_t r = 0; r < seeds && !claim_refused; ++r) {
+      options.seed = checks::calibration_seed(master, id, r);
+      progress.start(fmt::format("{} seed {}/{}", id, r + 1, seeds));
+      checks::Verdict verdict;
+      try {
+        verdict = checks::run_claim(*claim, options);
+      } catch (const checks::ParamError& error) {
+        if (claims.size() == 1) throw;
+        progress.finish();
+        fmt::print("{} at budget {}: refused, left out: {}\n", id, common.budget, error.what());
+        claim_refused = true;
+        continue;
+      }
+      ++counts[static_cast<int>(verdict.outcome)];
+      if (verdict.outcome != Outcome::pass) {
+        progress.finish();
+        fmt::print("seed {}: ", options.seed);
+        print_verdict(verdict);
+      }
+    }
+    progress.finish();
+    if (claim_refused) {
+      ++refused;
+      continue;
+    }
+    const double promised = options.false_failure_share > 0 ? options.false_failure_share : claim->info().false_failure_share;
+    const std::size_t failures = counts[1] + counts[3];
+    total_failures += failures;
+    total_promised += promised * static_cast<double>(seeds);
+    const auto interval = checks::stats::clopper_pearson(failures, seeds, per_claim_confidence);
+    const bool claim_consistent = interval.lower <= promised;
+    consistent = consistent && claim_consistent;
+    fmt::print("{} at budget {}: {} seeds: {} PASS, {} FAIL, {} INCONCLUSIVE, {} ERROR\n", id, common.budget, seeds,
+               counts[0], counts[1], counts[2], counts[3]);
+    fmt::print("observed false-failure rate {:.3g} ({:.4g}% Clopper-Pearson [{:.3g}, {:.3g}]); promised at most {:.3g}: {}\n",
+               static_cast<double>(failures) / static_cast<double>(seeds), 100 * per_claim_confidence, interval.lower,
+               interval.upper, promised, claim_consistent ? "consistent" : "INCONSISTENT");
+    if (counts[2] != 0) {
+      fmt::print("INCONCLUSIVE runs are not failures of the promise but show the budget is too small to decide.\n");
     }
   }
-  progress.finish();
-  const double promised = options.false_failure_share > 0 ? options.false_failure_share : claim->info().false_failure_share;
-  const std::size_t failures = counts[1] + counts[3];
-  const auto interval = checks::stats::clopper_pearson(failures, seeds, 0.95);
-  const bool consistent = interval.lower <= promised;
-  fmt::print("{} at budget {}: {} seeds: {} PASS, {} FAIL, {} INCONCLUSIVE, {} ERROR\n", id, common.budget, seeds,
-             counts[0], counts[1], counts[2], counts[3]);
-  fmt::print("observed false-failure rate {:.3g} (95% Clopper-Pearson [{:.3g}, {:.3g}]); promised at most {:.3g}: {}\n",
-             static_cast<double>(failures) / static_cast<double>(seeds), interval.lower, interval.upper, promised,
-             consistent ? "consistent" : "INCONSISTENT");
-  if (counts[2] != 0) {
-    fmt::print("INCONCLUSIVE runs are not failures of the promise but show the budget is too small to decide.\n");
+  if (claims.size() > 1) {
+    if (refused == claims.size()) throw checks::ParamError("claims", "every selected claim refused its point");
+    const std::size_t runs = (claims.size() - refused) * seeds;
+    const double promised = total_promised / static_cast<double>(runs);
+    const auto interval = checks::stats::clopper_pearson(total_failures, runs, 0.95);
+    const bool pooled_consistent = interval.lower <= promised;
+    consistent = consistent && pooled_consistent;
+    fmt::print("pooled over {} claims ({} refused) x {} seeds: {} failures, rate {:.3g} (95% Clopper-Pearson [{:.3g}, {:.3g}]); "
+               "promised at most {:.3g} on average: {}\n",
+               claims.size() - refused, refused, seeds, total_failures, static_cast<double>(total_failures) / static_cast<double>(runs),
+               interval.lower, interval.upper, promised, pooled_consistent ? "consistent" : "INCONSISTENT");
   }
   return consistent ? 0 : exit_fail;
 }
@@ -385,11 +430,11 @@ int main(int argc, char** argv) {
                      "in claims/<id>.json only: keep at most N evenly spaced points of each plot series (golden files)")
       ->check(CLI::Range(std::size_t{2}, std::size_t{100000}));
 
-  auto* calibrate = app.add_subcommand("calibrate", "run a claim over fresh seeds; compare its failure rate with the promise");
-  std::string calibrate_id;
+  auto* calibrate = app.add_subcommand("calibrate", "run claims over fresh seeds; compare their failure rates with the promise");
+  std::vector<std::string> calibrate_selectors;
   std::string seeds = "50";
   CommonOptions calibrate_common;
-  calibrate->add_option("claim", calibrate_id, "claim id")->required();
+  calibrate->add_option("claims", calibrate_selectors, "claim ids or family names (default: all)");
   calibrate->add_option("--seeds", seeds, "number of seeds, a decimal integer in [1, 1000000] (default 50)");
   std::optional<std::string> calibrate_share;
   calibrate->add_option("--false-failure-share", calibrate_share,
@@ -409,7 +454,7 @@ int main(int argc, char** argv) {
     if (*list) return command_list(list_json);
     if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect, save_variants);
     if (*report) return command_report(report_selectors, report_common, out, !no_mutants, thin_plot_series);
-    if (*calibrate) return command_calibrate(calibrate_id, seeds, calibrate_share, calibrate_common);
+    if (*calibrate) return command_calibrate(calibrate_selectors, seeds, calibrate_share, calibrate_common);
   } catch (const checks::ParamError& error) {
     fmt::print(stderr, "dyncheck: {}\n", error.what());
     return exit_usage;

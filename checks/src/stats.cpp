@@ -200,44 +200,44 @@ std::string to_string(HalfWidthMethod method) {
                                           static_cast<int>(method)));
 }
 
+namespace {
+
+// The CLT interval quantile * s / sqrt(n) shared by the Student-t and normal half-widths; `symbol`
+// names the quantile in the reason, `caveat` says what the interval assumes.
+HalfWidth clt_half_width(const Summary& summary, double delta, double quantile, HalfWidthMethod method,
+                         std::string_view label, std::string_view symbol, std::string_view caveat) {
+  const double sd = std::sqrt(summary.variance);
+  HalfWidth h;
+  h.value = quantile * sd / std::sqrt(static_cast<double>(summary.n));
+  h.method = method;
+  h.delta = delta;
+  h.reason = fmt::format(
+      "{} CLT interval {} * s / sqrt(n) = {:.6g} * {:.6g} / sqrt({}) = {:.6g} with n = {}, delta = {:.3g}; "
+      "assumes the mean of the n independent replicates is approximately normal {}.",
+      label, symbol, quantile, sd, summary.n, h.value, summary.n, delta, caveat);
+  return h;
+}
+
+}  // namespace
+
 HalfWidth student_t_half_width(const Summary& summary, double delta) {
   constexpr std::string_view fn = "student_t_half_width";
   require_variance_summary(fn, summary);
   require_delta(fn, delta);
   const double n = static_cast<double>(summary.n);
-  const double sd = std::sqrt(summary.variance);
   // Upper-tail (complement) form keeps full relative accuracy for tiny delta.
   const double t = static_cast<double>(boost::math::quantile(boost::math::complement(
       boost::math::students_t_distribution<quantile_real>(quantile_real(n - 1.0)), quantile_real(delta / 2.0))));
-  HalfWidth h;
-  h.value = t * sd / std::sqrt(n);
-  h.method = HalfWidthMethod::student_t;
-  h.delta = delta;
-  h.reason = fmt::format(
-      "Student-t CLT interval t_{{1-delta/2, n-1}} * s / sqrt(n) = {:.6g} * {:.6g} / sqrt({}) = "
-      "{:.6g} with n = {}, delta = {:.3g}; assumes the mean of the n independent replicates is "
-      "approximately normal (exact for normal data, asymptotic otherwise).",
-      t, sd, summary.n, h.value, summary.n, delta);
-  return h;
+  return clt_half_width(summary, delta, t, HalfWidthMethod::student_t, "Student-t", "t_{1-delta/2, n-1}",
+                        "(exact for normal data, asymptotic otherwise)");
 }
 
 HalfWidth normal_half_width(const Summary& summary, double delta) {
   constexpr std::string_view fn = "normal_half_width";
   require_variance_summary(fn, summary);
   require_delta(fn, delta);
-  const double n = static_cast<double>(summary.n);
-  const double sd = std::sqrt(summary.variance);
-  const double z = normal_upper_quantile(delta / 2.0);
-  HalfWidth h;
-  h.value = z * sd / std::sqrt(n);
-  h.method = HalfWidthMethod::normal;
-  h.delta = delta;
-  h.reason = fmt::format(
-      "Normal CLT interval z_{{1-delta/2}} * s / sqrt(n) = {:.6g} * {:.6g} / sqrt({}) = {:.6g} "
-      "with n = {}, delta = {:.3g}; assumes the mean of the n independent replicates is "
-      "approximately normal and s is close to sigma (undercovers for small n).",
-      z, sd, summary.n, h.value, summary.n, delta);
-  return h;
+  return clt_half_width(summary, delta, normal_upper_quantile(delta / 2.0), HalfWidthMethod::normal, "Normal",
+                        "z_{1-delta/2}", "and s is close to sigma (undercovers for small n)");
 }
 
 HalfWidth hoeffding_half_width(std::size_t n, double range, double delta) {

@@ -13,6 +13,7 @@
 // and renamed into place, so a failed write never replaces a good file with a partial one.
 
 #include <algorithm>
+#include <chrono>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +34,7 @@
 #include "dyncheck/reports/json.hpp"
 #include "dyncheck/reports/markdown.hpp"
 #include "dyncheck/reports/plot.hpp"
+#include "dyncheck/reports/sweep.hpp"
 
 namespace {
 
@@ -390,6 +392,41 @@ int command_calibrate(const std::vector<std::string>& selectors, const std::stri
   return consistent ? 0 : exit_fail;
 }
 
+// A sweep has at most this many points: beyond it a grid is a typo more often than a plan, and
+// its journal and outputs grow past what a report can show.
+constexpr std::size_t max_sweep_points = 100000;
+
+int command_sweep(const std::string& id, const std::vector<std::string>& grid, const CommonOptions& common,
+                  const std::optional<std::string>& out, bool resume) {
+  const auto* claim = checks::builtin_registry().find(id);
+  if (claim == nullptr) throw checks::ParamError("claim", "no claim named '" + id + "' (see `dyncheck list`)");
+  reports::Sweep sweep;
+  sweep.claim = claim;
+  sweep.version = DYNCHECK_VERSION;
+  for (const std::string& text : grid) sweep.axes.push_back(reports::parse_sweep_axis(*claim, text));
+  sweep.options = run_options(common, {claim});
+  reports::check_sweep(sweep, max_sweep_points);
+  const std::filesystem::path directory = out ? std::filesystem::path(*out) : std::filesystem::path("sweeps") / id;
+  Progress progress(common.quiet);
+  const auto started = std::chrono::steady_clock::now();
+  std::size_t first_done = 0;
+  bool first = true;
+  reports::run_sweep(sweep, directory, resume, [&](std::size_t done, std::size_t total) {
+    if (first) {
+      first_done = done;
+      first = false;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::size_t run = done - first_done;
+    const std::string left =
+        run == 0 ? "" : fmt::format(", about {:.0f} s left", seconds / static_cast<double>(run) * static_cast<double>(total - done));
+    progress.start(fmt::format("{}: {}/{} points{}", id, done, total, left));
+  });
+  progress.finish();
+  fmt::print("wrote {}, sweep.csv and sweep.svg ({} points)\n", (directory / "sweep.json").string(), sweep.size());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -443,6 +480,20 @@ int main(int argc, char** argv) {
   add_common(*calibrate, calibrate_common);
   calibrate->add_option("--param", calibrate_common.params, "override a parameter: name=value (repeatable)");
 
+  auto* sweep = app.add_subcommand("sweep", "run one claim at every point of a parameter grid (where does it stop holding?)");
+  std::string sweep_id;
+  std::vector<std::string> sweep_grid;
+  CommonOptions sweep_common;
+  std::optional<std::string> sweep_out;
+  bool sweep_resume = false;
+  sweep->add_option("claim", sweep_id, "claim id")->required();
+  sweep->add_option("--grid", sweep_grid, "an axis: name=v1,v2,... or name=lo:hi:n[:log] (repeatable; the grid is their product)")
+      ->required();
+  add_common(*sweep, sweep_common);
+  sweep->add_option("--param", sweep_common.params, "fix a parameter that is not an axis: name=value (repeatable)");
+  sweep->add_option("--out", sweep_out, "output directory (default: sweeps/<claim>)");
+  sweep->add_flag("--resume", sweep_resume, "continue the sweep in --out: skip the points its points.jsonl holds");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -454,6 +505,7 @@ int main(int argc, char** argv) {
     if (*list) return command_list(list_json);
     if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect, save_variants);
     if (*report) return command_report(report_selectors, report_common, out, !no_mutants, thin_plot_series);
+    if (*sweep) return command_sweep(sweep_id, sweep_grid, sweep_common, sweep_out, sweep_resume);
     if (*calibrate) return command_calibrate(calibrate_selectors, seeds, calibrate_share, calibrate_common);
   } catch (const checks::ParamError& error) {
     fmt::print(stderr, "dyncheck: {}\n", error.what());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -16,6 +17,10 @@ namespace {
 std::string quoted(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
+    if (c == '\n') {  // a line break in a title: gnuplot's escape, not a raw newline
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
@@ -86,8 +91,8 @@ std::string gnuplot_script(const checks::Plot& plot, const std::string& data_pat
   return script;
 }
 
-void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory, const std::string& relative_svg) {
-  const std::filesystem::path svg = directory / relative_svg;
+void draw_gnuplot(const std::filesystem::path& svg, const std::string& data_text,
+                  const std::function<std::string(const std::string&, const std::string&)>& script_for) {
   std::error_code error;
   std::filesystem::create_directories(svg.parent_path(), error);
   if (error) {
@@ -96,15 +101,15 @@ void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory,
   std::filesystem::path data = svg, script = svg;
   data.replace_extension(".dat");
   script.replace_extension(".gp");
-  write_file_atomically(data, plot_data(plot));
+  write_file_atomically(data, data_text);
   // The script names its files relative to its own folder, so the folder can be moved.
-  write_file_atomically(script, gnuplot_script(plot, data.filename().string(), svg.filename().string()));
+  write_file_atomically(script, script_for(data.filename().string(), svg.filename().string()));
   // gnuplot draws into <name>.svg.partial, from a copy of the script that names that file;
   // the SVG is renamed into place only once gnuplot has succeeded and the file is complete.
   const std::filesystem::path partial_svg = partial_path(svg);
   const std::filesystem::path run_script = partial_path(script);
   std::filesystem::remove(partial_svg, error);  // gnuplot must create a fresh regular file
-  write_file_atomically(run_script, gnuplot_script(plot, data.filename().string(), partial_svg.filename().string()));
+  write_file_atomically(run_script, script_for(data.filename().string(), partial_svg.filename().string()));
   const std::string command = fmt::format("cd {} && gnuplot {} 2>&1", shell_quoted(svg.parent_path().string()),
                                           shell_quoted(run_script.filename().string()));
   FILE* pipe = popen(command.c_str(), "r");
@@ -136,5 +141,13 @@ void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory,
   }
   commit_file(partial_svg, svg);
 }
+
+void draw_plot(const checks::Plot& plot, const std::filesystem::path& directory, const std::string& relative_svg) {
+  draw_gnuplot(directory / relative_svg, plot_data(plot), [&plot](const std::string& data, const std::string& svg) {
+    return gnuplot_script(plot, data, svg);
+  });
+}
+
+std::string gnuplot_quoted(const std::string& text) { return quoted(text); }
 
 }  // namespace dyncheck::reports

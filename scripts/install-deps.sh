@@ -10,6 +10,7 @@ packages=(
   librapidcheck-dev googletest libgtest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   gnuplot-nox libflint-arb-dev gcovr
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -35,6 +35,9 @@
 #include "dyncheck/reports/markdown.hpp"
 #include "dyncheck/reports/plot.hpp"
 #include "dyncheck/reports/sweep.hpp"
+#ifdef DYNCHECK_HAVE_MPI
+#include "sweep_mpi.hpp"
+#endif
 
 namespace {
 
@@ -396,6 +399,11 @@ int command_calibrate(const std::vector<std::string>& selectors, const std::stri
 // its journal and outputs grow past what a report can show.
 constexpr std::size_t max_sweep_points = 100000;
 
+#ifdef DYNCHECK_HAVE_MPI
+/// The MPI session of a `dyncheck sweep` started by mpirun (main creates it), else null.
+std::unique_ptr<reports::mpi::Session> mpi_session;
+#endif
+
 int command_sweep(const std::string& id, const std::vector<std::string>& grid, const CommonOptions& common,
                   const std::optional<std::string>& out, bool resume) {
   const auto* claim = checks::builtin_registry().find(id);
@@ -407,11 +415,12 @@ int command_sweep(const std::string& id, const std::vector<std::string>& grid, c
   sweep.options = run_options(common, {claim});
   reports::check_sweep(sweep, max_sweep_points);
   const std::filesystem::path directory = out ? std::filesystem::path(*out) : std::filesystem::path("sweeps") / id;
+  bool rank_zero = true;
   Progress progress(common.quiet);
   const auto started = std::chrono::steady_clock::now();
   std::size_t first_done = 0;
   bool first = true;
-  reports::run_sweep(sweep, directory, resume, [&](std::size_t done, std::size_t total) {
+  auto report_progress = [&](std::size_t done, std::size_t total) {
     if (first) {
       first_done = done;
       first = false;
@@ -421,8 +430,28 @@ int command_sweep(const std::string& id, const std::vector<std::string>& grid, c
     const std::string left =
         run == 0 ? "" : fmt::format(", about {:.0f} s left", seconds / static_cast<double>(run) * static_cast<double>(total - done));
     progress.start(fmt::format("{}: {}/{} points{}", id, done, total, left));
-  });
+  };
+#ifdef DYNCHECK_HAVE_MPI
+  if (mpi_session && mpi_session->size() > 1) {
+    rank_zero = mpi_session->rank() == 0;
+    // One claim thread per rank unless asked otherwise: the ranks are the parallelism.
+    if (!common.threads && std::getenv("DYNCHECK_THREADS") == nullptr) sweep.options.threads = 1;
+    try {
+      reports::mpi::run_sweep(*mpi_session, sweep, directory, resume, report_progress);
+    } catch (const checks::ParamError&) {
+      throw;  // before any work, on every rank alike
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "dyncheck: rank {}: {}; stopping every rank\n", mpi_session->rank(), error.what());
+      mpi_session->abort(exit_error);
+    }
+  } else {
+    reports::run_sweep(sweep, directory, resume, report_progress);
+  }
+#else
+  reports::run_sweep(sweep, directory, resume, report_progress);
+#endif
   progress.finish();
+  if (!rank_zero) return 0;
   fmt::print("wrote {}, sweep.csv and sweep.svg ({} points)\n", (directory / "sweep.json").string(), sweep.size());
   return 0;
 }
@@ -505,6 +534,9 @@ int main(int argc, char** argv) {
     if (*list) return command_list(list_json);
     if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect, save_variants);
     if (*report) return command_report(report_selectors, report_common, out, !no_mutants, thin_plot_series);
+#ifdef DYNCHECK_HAVE_MPI
+    if (*sweep && reports::mpi::launched_under_mpi()) mpi_session = std::make_unique<reports::mpi::Session>(argc, argv);
+#endif
     if (*sweep) return command_sweep(sweep_id, sweep_grid, sweep_common, sweep_out, sweep_resume);
     if (*calibrate) return command_calibrate(calibrate_selectors, seeds, calibrate_share, calibrate_common);
   } catch (const checks::ParamError& error) {

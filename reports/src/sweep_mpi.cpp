@@ -1,0 +1,176 @@
+#include "sweep_mpi.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "dyncheck/checks/params.hpp"
+#include "dyncheck/reports/files.hpp"
+
+namespace dyncheck::reports::mpi {
+namespace {
+
+constexpr int tag_request = 1;  // worker -> rank 0: "" (first request) or the finished record
+constexpr int tag_assign = 2;   // rank 0 -> worker: the next point index, or `stop`
+constexpr std::uint64_t stop = std::numeric_limits<std::uint64_t>::max();
+
+void check(int status, const char* what) {
+  if (status != MPI_SUCCESS) throw std::runtime_error(fmt::format("MPI error in {}", what));
+}
+
+}  // namespace
+
+bool launched_under_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+Session::Session(int& argc, char**& argv) {
+  int provided = 0;
+  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  if (provided < MPI_THREAD_FUNNELED) {
+    MPI_Finalize();
+    throw std::runtime_error("the MPI library does not provide MPI_THREAD_FUNNELED");
+  }
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+}
+
+Session::~Session() { MPI_Finalize(); }
+
+void Session::abort(int code) const {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+void run_sweep(const Session& session, const Sweep& sweep, const std::filesystem::path& directory, bool resume,
+               const std::function<void(std::size_t, std::size_t)>& progress) {
+  if (session.size() == 1) {
+    reports::run_sweep(sweep, directory, resume, progress);
+    return;
+  }
+  if (session.rank() != 0) {
+    // Rank 0 says whether the journal could be opened; on a mismatch every rank stops.
+    int status = 0;
+    check(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    if (status != 0) throw checks::ParamError("resume", "rank 0 refused the sweep (see its message)");
+    std::string payload;
+    while (true) {
+      check(MPI_Send(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 0, tag_request, MPI_COMM_WORLD),
+            "MPI_Send");
+      std::uint64_t index = 0;
+      check(MPI_Recv(&index, 1, MPI_UINT64_T, 0, tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+      if (index == stop) return;
+      payload = evaluate_sweep_point(sweep, static_cast<std::size_t>(index)).dump();
+    }
+  }
+
+  // Rank 0.
+  std::unique_ptr<SweepJournal> journal;
+  int status = 0;
+  std::exception_ptr refused;
+  try {
+    prepare_output_directory(directory);
+    journal = std::make_unique<SweepJournal>(sweep, directory, resume);
+  } catch (...) {
+    status = 1;
+    refused = std::current_exception();
+  }
+  check(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (refused) std::rethrow_exception(refused);
+
+  const std::size_t total = sweep.size();
+  std::mutex mutex;
+  std::deque<std::size_t> pending;
+  for (std::size_t i = 0; i < total; ++i) {
+    if (!journal->done(i)) pending.push_back(i);
+  }
+  auto next = [&]() -> std::uint64_t {
+    std::lock_guard lock(mutex);
+    if (pending.empty()) return stop;
+    const std::size_t index = pending.front();
+    pending.pop_front();
+    return index;
+  };
+  if (progress) progress(journal->done_count(), total);
+
+  // Rank 0's own share, computed beside the coordination (which alone calls MPI).
+  std::vector<nlohmann::json> local_results;
+  std::exception_ptr local_error;
+  bool local_done = false;
+  std::thread local([&] {
+    try {
+      for (std::uint64_t index = next(); index != stop; index = next()) {
+        nlohmann::json record = evaluate_sweep_point(sweep, static_cast<std::size_t>(index));
+        std::lock_guard lock(mutex);
+        local_results.push_back(std::move(record));
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      local_error = std::current_exception();
+    }
+    std::lock_guard lock(mutex);
+    local_done = true;
+  });
+
+  int active_workers = session.size() - 1;
+  try {
+    while (true) {
+      std::vector<nlohmann::json> finished;
+      bool local_finished = false;
+      {
+        std::lock_guard lock(mutex);
+        finished.swap(local_results);
+        local_finished = local_done;
+        if (local_error) std::rethrow_exception(local_error);
+      }
+      for (const nlohmann::json& record : finished) {
+        journal->append(record);
+        if (progress) progress(journal->done_count(), total);
+      }
+      if (local_finished && active_workers == 0) break;
+      int flag = 0;
+      MPI_Status probe;
+      check(MPI_Iprobe(MPI_ANY_SOURCE, tag_request, MPI_COMM_WORLD, &flag, &probe), "MPI_Iprobe");
+      if (flag == 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      int length = 0;
+      check(MPI_Get_count(&probe, MPI_CHAR, &length), "MPI_Get_count");
+      std::string payload(static_cast<std::size_t>(length), '\0');
+      check(MPI_Recv(payload.data(), length, MPI_CHAR, probe.MPI_SOURCE, tag_request, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      if (!payload.empty()) {
+        journal->append(nlohmann::json::parse(payload));
+        if (progress) progress(journal->done_count(), total);
+      }
+      const std::uint64_t index = next();
+      check(MPI_Send(&index, 1, MPI_UINT64_T, probe.MPI_SOURCE, tag_assign, MPI_COMM_WORLD), "MPI_Send");
+      if (index == stop) --active_workers;
+    }
+  } catch (const std::exception& error) {
+    // The other ranks wait for rank 0: end the whole job, keeping what the journal holds.
+    fmt::print(stderr, "dyncheck: rank 0: {}; stopping every rank (the finished points stay in {})\n", error.what(),
+               (directory / "points.jsonl").string());
+    session.abort(3);
+  }
+  local.join();
+  write_sweep_outputs(sweep, journal->records(), directory);
+}
+
+}  // namespace dyncheck::reports::mpi

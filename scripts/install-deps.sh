@@ -11,6 +11,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   gnuplot-nox libflint-arb-dev gcovr
   libopenmpi-dev openmpi-bin
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
 )
 
 missing=()

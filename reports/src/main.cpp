@@ -34,6 +34,7 @@
 #include "dyncheck/reports/json.hpp"
 #include "dyncheck/reports/markdown.hpp"
 #include "dyncheck/reports/plot.hpp"
+#include "dyncheck/reports/run_options.hpp"
 #include "dyncheck/reports/sweep.hpp"
 #ifdef DYNCHECK_HAVE_MPI
 #include "sweep_mpi.hpp"
@@ -43,16 +44,10 @@ namespace {
 
 using namespace dyncheck;
 using checks::Outcome;
+using reports::CommonOptions;
+using reports::run_options;
 
 constexpr int exit_fail = 1, exit_usage = 2, exit_error = 3, exit_inconclusive = 4;
-
-struct CommonOptions {
-  std::string budget = "ci";
-  std::optional<std::string> seed;     ///< parsed by checks::parse_seed, like DYNCHECK_SEED
-  std::vector<std::string> params;
-  std::optional<std::string> threads;  ///< parsed by checks::parse_thread_count, like DYNCHECK_THREADS
-  bool quiet = false;
-};
 
 void add_common(CLI::App& command, CommonOptions& options) {
   command.add_option("--budget", options.budget, "smoke | ci | full")->check(CLI::IsMember({"smoke", "ci", "full"}));
@@ -62,46 +57,6 @@ void add_common(CLI::App& command, CommonOptions& options) {
                      fmt::format("worker threads, a decimal integer in [1, {}] (default: DYNCHECK_THREADS or all cores)",
                                  checks::max_threads));
   command.add_flag("--quiet", options.quiet, "no progress on stderr");
-}
-
-/// Every --param value against every selected claim that declares the parameter, so that a
-/// malformed or out-of-range value is rejected before the first claim runs.
-void check_override_values(const std::vector<const checks::Claim*>& claims,
-                           const std::vector<checks::ParamOverride>& overrides) {
-  for (const auto& [name, text] : overrides) {
-    for (const checks::Claim* claim : claims) {
-      for (const checks::ParamSpec& spec : claim->info().params) {
-        if (spec.name == name) (void)checks::parse_param_value(spec, text);
-      }
-    }
-  }
-}
-
-/// The run options of `common` for `claims`, with every input checked (throws ParamError).
-checks::RunOptions run_options(const CommonOptions& common, const std::vector<const checks::Claim*>& claims) {
-  checks::RunOptions options;
-  options.budget.level = checks::parse_budget(common.budget);
-  options.seed = common.seed ? checks::parse_seed("--seed", *common.seed) : checks::master_seed_from_environment();
-  if (common.threads) {
-    options.threads = checks::parse_thread_count("--threads", *common.threads);
-  } else if (const char* env = std::getenv("DYNCHECK_THREADS"); env != nullptr) {
-    options.threads = checks::parse_thread_count("DYNCHECK_THREADS", env);
-  }
-  std::set<std::string> seen;
-  for (const std::string& text : common.params) {
-    checks::ParamOverride override_ = checks::parse_param_override(text);
-    if (!seen.insert(override_.first).second) {
-      throw checks::ParamError(override_.first,
-                               fmt::format("parameter '{}' was given twice (--param {}=... appears more than once); "
-                                           "give each parameter at most once",
-                                           override_.first, override_.first));
-    }
-    options.overrides.push_back(std::move(override_));
-  }
-  checks::check_overrides_apply(claims, options.overrides);
-  check_override_values(claims, options.overrides);
-  checks::check_parameters(claims, options);
-  return options;
 }
 
 /// Progress on stderr, only when it is a terminal (logs of CI stay clean).

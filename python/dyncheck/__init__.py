@@ -27,9 +27,24 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Unio
 
 from . import _dyncheck
 
-__all__ = ["claims", "families", "run", "sweep", "Verdict", "Comparison", "Plot", "Curve", "SweepResult", "version"]
+__all__ = ["claims", "families", "run", "sweep", "theory", "Verdict", "Comparison", "Plot", "Curve", "SweepResult",
+           "version"]
 
 version: str = _dyncheck.version
+
+# dyncheck.theory.<family>: the theory functions, on the same C++ templates as the claims.
+#   dyncheck.theory.joma.erf_solution(Delta=, V0=, zeta0=, kappa=, eta_w=, t=[...], digits=None|50)
+#       -> {"zeta": (len(t), M_C), "V": [M_C x K per t], "blow_up_time": [M_C]}  (specs/joma.md §3)
+#   dyncheck.theory.joma.zeta_at_first_blow_up(delta_norm=, salient_delta_norm=)   (erfinv(ratio)^2)
+#   dyncheck.theory.scb.linearised_flow(t=[...], eta=, coupling=, T=) -> (x, y)    (specs/scb.md §4.3)
+#   dyncheck.theory.scb.linearised_gd(t=[steps], eta=, coupling=, T=) -> (x, y); growth_rate(eta=, rho_bar=, eta_A_K_P=)
+# digits=50 returns 50-significant-digit decimal strings (for decimal.Decimal or mpmath.mpf).
+import types as _types
+
+theory = _types.ModuleType("dyncheck.theory", "Theory functions of each family (numpy-returning; digits=50 for strings)")
+theory.joma = _dyncheck.theory_joma
+theory.scb = _dyncheck.theory_scb
+sys.modules["dyncheck.theory"] = theory
 
 try:  # numpy is optional for the registry, needed for plotted series
     import numpy as _np

@@ -182,6 +182,8 @@ std::string sweep_json(const std::string& id, const std::vector<std::string>& gr
 
 }  // namespace
 
+void bind_theory(py::module_& m);  // theory.cpp
+
 PYBIND11_MODULE(_dyncheck, m) {
   m.doc() = "dyncheck's C++ core; use the package `dyncheck`, not this module";
   py::register_exception_translator([](std::exception_ptr error) {
@@ -199,4 +201,5 @@ PYBIND11_MODULE(_dyncheck, m) {
         py::arg("seed"), py::arg("threads"), py::arg("out"), py::arg("resume"), py::arg("version"),
         py::arg("on_progress"));
   m.attr("version") = DYNCHECK_VERSION;
+  bind_theory(m);
 }

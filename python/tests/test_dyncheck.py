@@ -123,3 +123,46 @@ def test_examples_run(example, tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "margin" in done.stdout
+
+
+def test_theory_joma_against_mpmath():
+    import mpmath
+    mpmath.mp.dps = 60
+    Delta = np.array([[0.9, 0.3], [0.5, -0.2], [0.1, 0.05]])
+    V0 = np.zeros((3, 2))
+    zeta0 = np.zeros(3)
+    kappa, eta_w = 0.7, 0.5
+    out = dyncheck.theory.joma.erf_solution(Delta=Delta, V0=V0, zeta0=zeta0, kappa=kappa, eta_w=eta_w, t=[0.0, 0.5],
+                                            digits=50)
+    # t*_l = eta_w^-1 sqrt(pi / (2 kappa a_l)) erfc(0) for V0 = 0, zeta0 = 0 (specs/joma.md §3)
+    for l in range(3):
+        a = sum(mpmath.mpf(x) ** 2 for x in Delta[l])
+        expected = mpmath.sqrt(mpmath.pi / (2 * mpmath.mpf(kappa) * a)) / mpmath.mpf(eta_w)
+        assert abs(mpmath.mpf(out["blow_up_time"][l]) - expected) < mpmath.mpf(10) ** -45 * expected
+    assert [mpmath.mpf(z) for z in out["zeta"][0]] == [0, 0, 0]
+    double = dyncheck.theory.joma.erf_solution(Delta=Delta, V0=V0, zeta0=zeta0, kappa=kappa, eta_w=eta_w, t=[0.5])
+    assert double["zeta"].shape == (1, 3)
+    np.testing.assert_allclose(double["zeta"][0], [float(z) for z in out["zeta"][1]], rtol=1e-13)
+    ratio = mpmath.mpf(0.4) / mpmath.mpf(0.8)
+    assert abs(mpmath.mpf(dyncheck.theory.joma.zeta_at_first_blow_up(delta_norm=0.4, salient_delta_norm=0.8, digits=50))
+               - mpmath.erfinv(ratio) ** 2) < mpmath.mpf(10) ** -45
+    with pytest.raises(ValueError):
+        dyncheck.theory.joma.zeta_at_first_blow_up(delta_norm=2.0, salient_delta_norm=1.0)
+    with pytest.raises(ValueError):
+        dyncheck.theory.joma.erf_solution(Delta=Delta, V0=V0, zeta0=zeta0, kappa=-1, eta_w=eta_w, t=[0.5])
+
+
+def test_theory_scb_against_mpmath():
+    import mpmath
+    mpmath.mp.dps = 60
+    eta, coupling, T = 0.3, 0.2, 50.0
+    x, y = dyncheck.theory.scb.linearised_flow(t=[0.0, 3.0, 10.0], eta=eta, coupling=coupling, T=T, digits=50)
+    r = mpmath.sqrt(mpmath.mpf(eta) * mpmath.mpf(coupling))
+    for t, xi, yi in zip([0, 3, 10], x, y):
+        assert abs(mpmath.mpf(xi) - mpmath.mpf(eta) / r * mpmath.sinh(r * t) / T) < mpmath.mpf(10) ** -45
+        assert abs(mpmath.mpf(yi) - (mpmath.cosh(r * t) - 1) / T) < mpmath.mpf(10) ** -45
+    xg, yg = dyncheck.theory.scb.linearised_gd(t=[0, 1, 7], eta=eta, coupling=coupling, T=T)
+    assert isinstance(xg, np.ndarray) and xg[1] == pytest.approx(eta / T) and yg[1] == 0
+    assert dyncheck.theory.scb.growth_rate(eta=0.5, rho_bar=0.4, eta_A_K_P=0.2) == pytest.approx(0.2, rel=1e-15)
+    with pytest.raises(ValueError):
+        dyncheck.theory.scb.linearised_flow(t=[1.0], eta=-1, coupling=0.2, T=T)

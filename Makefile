@@ -24,9 +24,10 @@ build-release: deps
 	cmake --preset release
 	cmake --build --preset release -j $(JOBS) --target dyncheck
 
-# Runs every claim and its mutants at $(BUDGET); writes reports/latest/{REPORT.md,report.json,plots/}.
+# Runs every claim and its mutants at $(BUDGET), and each family's assumption-breaking sweeps;
+# writes reports/latest/{REPORT.md,report.json,claims/,plots/,sweeps/}.
 report: build-release
-	build/release/reports/dyncheck report --budget $(BUDGET) --out reports/latest
+	build/release/reports/dyncheck report --budget $(BUDGET) --sweeps --out reports/latest
 
 # Line and branch coverage of theory/ and sim/ by the claims at ci and the unit tests (gcovr), and
 # the functions nothing executes (scripts/coverage.sh); fails when one of them is in theory/.

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -48,6 +49,10 @@ using reports::CommonOptions;
 using reports::run_options;
 
 constexpr int exit_fail = 1, exit_usage = 2, exit_error = 3, exit_inconclusive = 4;
+
+// A sweep has at most this many points: beyond it a grid is a typo more often than a plan, and
+// its journal and outputs grow past what a report can show.
+constexpr std::size_t max_sweep_points = 100000;
 
 void add_common(CLI::App& command, CommonOptions& options) {
   command.add_option("--budget", options.budget, "smoke | ci | full")->check(CLI::IsMember({"smoke", "ci", "full"}));
@@ -195,8 +200,56 @@ int command_run(const std::vector<std::string>& selectors, const CommonOptions& 
   return exit_code(verdicts, expected);
 }
 
+/// The families' assumption-breaking sweeps of the selected claims, each into
+/// <directory>/sweeps/<claim>-<n> (replaced), at the report's budget, seed and threads.
+std::vector<reports::SweepReport> run_report_sweeps(const reports::Report& report, const CommonOptions& common,
+                                                    const std::filesystem::path& directory, bool quiet) {
+  std::vector<reports::SweepReport> sweeps;
+  for (const checks::FamilyInfo& family : report.families) {
+    std::size_t n = 0;
+    for (const checks::SweepSpec& spec : family.sweeps) {
+      const bool selected = std::any_of(report.claims.begin(), report.claims.end(),
+                                        [&](const reports::ClaimReport& c) { return c.info.id == spec.claim; });
+      if (!selected) continue;
+      reports::SweepReport entry;
+      entry.family = family.id;
+      entry.spec = spec;
+      entry.directory = fmt::format("sweeps/{}-{}", spec.claim, ++n);
+      const auto* claim = checks::builtin_registry().find(spec.claim);
+      try {
+        if (claim == nullptr) throw checks::ParamError("claim", "no claim named " + spec.claim);
+        reports::Sweep sweep;
+        sweep.claim = claim;
+        sweep.version = DYNCHECK_VERSION;
+        for (const std::string& text : spec.grid) sweep.axes.push_back(reports::parse_sweep_axis(*claim, text));
+        CommonOptions sweep_common = common;
+        sweep_common.params = spec.params;
+        sweep.options = run_options(sweep_common, {claim});
+        reports::check_sweep(sweep, max_sweep_points);
+        for (const auto& axis : sweep.axes) entry.axes.push_back(axis.name);
+        std::filesystem::remove_all(directory / entry.directory);
+        Progress progress(quiet);
+        reports::run_sweep(sweep, directory / entry.directory, false, [&](std::size_t done, std::size_t total) {
+          progress.start(fmt::format("sweep {}: {}/{} points", spec.claim, done, total));
+        });
+        progress.finish();
+        std::ifstream in(directory / entry.directory / "sweep.json");
+        const nlohmann::json json = nlohmann::json::parse(in);
+        for (const auto& point : json["points"]) entry.points.push_back(point);
+        fmt::print("sweep {}: {} points\n", spec.claim, entry.points.size());
+      } catch (const checks::ParamError& error) {
+        // A sweep the family declares wrongly must not hide the claims' verdicts: reported, not fatal.
+        entry.error = error.what();
+        fmt::print("sweep {}: not run: {}\n", spec.claim, error.what());
+      }
+      sweeps.push_back(std::move(entry));
+    }
+  }
+  return sweeps;
+}
+
 int command_report(const std::vector<std::string>& selectors, const CommonOptions& common, const std::string& out,
-                   bool with_mutants, std::size_t thin_plot_series) {
+                   bool with_mutants, std::size_t thin_plot_series, bool with_sweeps) {
   const auto& registry = checks::builtin_registry();
   const auto claims = selectors.empty() ? registry.all() : registry.select(selectors);
   checks::RunOptions options = run_options(common, claims);
@@ -236,6 +289,8 @@ int command_report(const std::vector<std::string>& selectors, const CommonOption
     }
     report.claims.push_back(std::move(entry));
   }
+
+  if (with_sweeps) report.sweeps = run_report_sweeps(report, common, directory, common.quiet);
 
   // Plots first and REPORT.md last, so REPORT.md never links a plot that was not written.
   // Each file is written whole or not at all; a failure throws WriteError (exit 3).
@@ -350,9 +405,6 @@ int command_calibrate(const std::vector<std::string>& selectors, const std::stri
   return consistent ? 0 : exit_fail;
 }
 
-// A sweep has at most this many points: beyond it a grid is a typo more often than a plan, and
-// its journal and outputs grow past what a report can show.
-constexpr std::size_t max_sweep_points = 100000;
 
 #ifdef DYNCHECK_HAVE_MPI
 /// The MPI session of a `dyncheck sweep` started by mpirun (main creates it), else null.
@@ -446,6 +498,9 @@ int main(int argc, char** argv) {
   report->add_option("--param", report_common.params, "override a parameter: name=value (repeatable)");
   report->add_option("--out", out, "output directory");
   report->add_flag("--no-mutants", no_mutants, "skip the mutant runs");
+  bool report_sweeps = false;
+  report->add_flag("--sweeps", report_sweeps,
+                   "also run each family's assumption-breaking sweeps (section \"Where the theorems stop holding\")");
   std::size_t thin_plot_series = 0;
   report->add_option("--thin-plot-series", thin_plot_series,
                      "in claims/<id>.json only: keep at most N evenly spaced points of each plot series (golden files)")
@@ -488,7 +543,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return command_list(list_json);
     if (*run) return command_run(run_selectors, run_common, run_json, mutant, expect, save_variants);
-    if (*report) return command_report(report_selectors, report_common, out, !no_mutants, thin_plot_series);
+    if (*report) return command_report(report_selectors, report_common, out, !no_mutants, thin_plot_series, report_sweeps);
 #ifdef DYNCHECK_HAVE_MPI
     if (*sweep && reports::mpi::launched_under_mpi()) mpi_session = std::make_unique<reports::mpi::Session>(argc, argv);
 #endif

@@ -1,6 +1,7 @@
 #include "dyncheck/reports/markdown.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <string>
@@ -166,6 +167,61 @@ std::string to_markdown(const ClaimReport& claim) {
   return out;
 }
 
+namespace {
+
+std::string json_number_text(const nlohmann::json& value) {
+  if (value.is_number()) return short_number(value.get<double>());
+  if (value.is_string()) return value.get<std::string>();
+  return "–";
+}
+
+void sweeps_section(std::string& out, const Report& report) {
+  out += "\n## Where the theorems stop holding\n\n"
+         "Each family's claims over a grid that breaks one of their assumptions (`dyncheck sweep`; files in the "
+         "linked folder). *margin* is the claim's own (its tolerance includes the derived bias allowance, so a "
+         "claim whose bias is derived for the whole range keeps it below 1 and turns INCONCLUSIVE where the bias "
+         "outgrows its resolution); *gap / noise* is discrepancy / (numerical + statistical), the margin the "
+         "theorem's leading-order statement would have if it were taken as exact: above 1 the gap between theory "
+         "and training is larger than noise and arithmetic explain.\n";
+  for (const SweepReport& sweep : report.sweeps) {
+    out += fmt::format("\n### {} ({})\n\n{}\n\nGrid: `{}`", sweep.spec.claim, sweep.family, sweep.spec.breaks,
+                       fmt::join(sweep.spec.grid, " "));
+    if (!sweep.spec.params.empty()) out += fmt::format(", fixed: `{}`", fmt::join(sweep.spec.params, " "));
+    out += fmt::format(". Files: [{0}]({0}/sweep.json), [plot]({0}/sweep.svg).\n\n", sweep.directory);
+    if (!sweep.error.empty()) {
+      out += fmt::format("**Not run:** {}\n", sweep.error);
+      continue;
+    }
+    out += "|";
+    for (const std::string& axis : sweep.axes) out += " " + axis + " |";
+    out += " verdict | margin | gap / noise |\n|";
+    for (std::size_t a = 0; a < sweep.axes.size() + 3; ++a) out += "---|";
+    out += "\n";
+    std::string first_beyond;
+    for (const nlohmann::json& point : sweep.points) {
+      out += "|";
+      std::string where;
+      for (const std::string& axis : sweep.axes) {
+        const std::string value = point["point"][axis].get<std::string>();
+        out += " " + value + " |";
+        where += (where.empty() ? "" : ", ") + axis + " = " + value;
+      }
+      const nlohmann::json none;
+      const nlohmann::json& without = point.contains("margin_without_bias") ? point["margin_without_bias"] : none;
+      out += fmt::format(" {} | {} | {} |\n", point["outcome"].get<std::string>(),
+                         json_number_text(point.contains("margin") ? point["margin"] : none), json_number_text(without));
+      const bool beyond = (without.is_number() && without.get<double>() > 1) || (without.is_string() && without != "NaN");
+      if (first_beyond.empty() && beyond) first_beyond = where;
+    }
+    out += first_beyond.empty()
+               ? "\nThe gap stays within noise over the whole grid.\n"
+               : fmt::format("\nThe gap first exceeds the noise at {} (grid order).\n", first_beyond);
+    out += fmt::format("\n![{0}]({1}/sweep.svg)\n", sweep.spec.claim, sweep.directory);
+  }
+}
+
+}  // namespace
+
 std::string to_markdown(const Report& report) {
   std::string out = "# dyncheck report\n\n";
   out += fmt::format(
@@ -198,6 +254,7 @@ std::string to_markdown(const Report& report) {
   for (const std::string& family : families) {
     family_section(out, family, report);
   }
+  if (!report.sweeps.empty()) sweeps_section(out, report);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -67,6 +68,25 @@ std::string csv_number(const nlohmann::json& value) {
 }
 
 double axis_number(const std::string& text) { return std::stod(text); }
+
+// discrepancy / (numerical + statistical) of one comparison: its margin if the theory were given no
+// bias allowance, i.e. if the theorem's leading-order statement were taken as exact. Above 1 the
+// gap between theory and training is larger than the noise and the arithmetic can explain.
+double margin_without_bias(const checks::Comparison& c) {
+  const double noise = c.tolerance.numerical.value + c.tolerance.statistical.value;
+  const double gap = c.discrepancy();
+  if (noise > 0) return gap / noise;
+  return gap > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+}
+
+nlohmann::json margin_without_bias(const checks::Verdict& verdict) {
+  double largest = 0;
+  for (const checks::Comparison& c : verdict.comparisons) largest = std::max(largest, margin_without_bias(c));
+  if (verdict.comparisons.empty()) return nullptr;
+  if (std::isnan(largest)) return "NaN";
+  if (std::isinf(largest)) return "Infinity";
+  return largest;
+}
 
 std::string outcome_letter(const std::string& outcome) {
   if (outcome == "REFUSED") return "R";
@@ -205,6 +225,7 @@ nlohmann::json evaluate_sweep_point(const Sweep& sweep, std::size_t index) {
     nlohmann::json json = to_json(verdict);
     for (const char* key : {"claim", "seed", "budget", "plots", "wall_seconds"}) json.erase(key);
     record.update(json);
+    record["margin_without_bias"] = margin_without_bias(verdict);
   } catch (const checks::ParamError& error) {
     record["outcome"] = "REFUSED";
     record["refused"] = error.what();
@@ -334,15 +355,16 @@ void write_sweep_outputs(const Sweep& sweep, const std::vector<nlohmann::json>& 
   // comparing, has one row with the comparison columns empty).
   std::string csv = "index";
   for (const SweepAxis& axis : sweep.axes) csv += "," + quote_csv(axis.name);
-  csv += ",outcome,margin,quantity,relation,theory,theory_error,measured,half_width,discrepancy,tolerance,"
+  csv += ",outcome,margin,margin_without_bias,quantity,relation,theory,theory_error,measured,half_width,discrepancy,tolerance,"
          "numerical,bias,statistical,comparison_margin,comparison_outcome\n";
   for (const nlohmann::json& record : records) {
     std::string prefix = fmt::format("{}", record["index"].get<std::size_t>());
     for (const SweepAxis& axis : sweep.axes) prefix += "," + record["point"][axis.name].get<std::string>();
     prefix += "," + record["outcome"].get<std::string>() + "," +
-              csv_number(record.contains("margin") ? record["margin"] : nlohmann::json());
+              csv_number(record.contains("margin") ? record["margin"] : nlohmann::json()) + "," +
+              csv_number(record.contains("margin_without_bias") ? record["margin_without_bias"] : nlohmann::json());
     const nlohmann::json comparisons = record.value("comparisons", nlohmann::json::array());
-    if (comparisons.empty()) csv += prefix + ",,,,,,,,,,,,,\n";
+    if (comparisons.empty()) csv += prefix + ",,,,,,,,,,,,,\n";  // the 13 comparison columns
     for (const nlohmann::json& c : comparisons) {
       const nlohmann::json& t = c["tolerance"];
       csv += prefix + "," + quote_csv(c["quantity"].get<std::string>()) + "," + c["relation"].get<std::string>() + "," +
@@ -367,6 +389,7 @@ void write_sweep_outputs(const Sweep& sweep, const std::vector<nlohmann::json>& 
     plot.log_x = axis.log_scale;
     std::map<std::string, checks::Curve> by_outcome;
     checks::Curve line = checks::Curve::line("margin");
+    checks::Curve without_bias = checks::Curve::line("margin without the bias allowance (gap / noise)");
     double lo = 0, hi = 0, smallest = 0, largest = 0;
     bool any = false;
     for (const nlohmann::json& record : records) {
@@ -381,10 +404,17 @@ void write_sweep_outputs(const Sweep& sweep, const std::vector<nlohmann::json>& 
       smallest = any ? std::min(smallest, y) : y;
       largest = any ? std::max(largest, y) : y;
       any = true;
+      if (record.contains("margin_without_bias") && record["margin_without_bias"].is_number()) {
+        const double w = record["margin_without_bias"].get<double>();
+        without_bias.add(x, w);
+        smallest = std::min(smallest, w);
+        largest = std::max(largest, w);
+      }
     }
     if (!any) return;
     plot.log_y = smallest > 0 && largest / smallest > 100;
     plot.add(line);
+    if (!without_bias.x.empty()) plot.add(without_bias);
     for (auto& [outcome, curve] : by_outcome) plot.add(curve);
     plot.add(checks::Curve::line("margin 1: the tolerance").add(lo, 1).add(hi, 1));
     draw_plot(plot, directory, "sweep.svg");

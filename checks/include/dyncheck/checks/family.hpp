@@ -9,12 +9,23 @@
 
 namespace dyncheck::checks {
 
+/// A sweep the report runs (`dyncheck report --sweeps`) to show where one of the family's theorems
+/// stops holding: the claim over a grid that breaks an assumption (reports/sweep.hpp).
+struct SweepSpec {
+  std::string claim;                ///< claim id
+  std::vector<std::string> grid;    ///< --grid axes, e.g. "eta=0.05:0.8:6:log"
+  std::vector<std::string> params;  ///< fixed --param name=value
+  std::string breaks;               ///< the assumption the grid breaks, and what the reader should see
+};
+
 struct FamilyInfo {
   std::string id;     ///< "scb", the prefix of its claim ids
   std::string paper;  ///< full citation
   std::string spec;   ///< the implementation spec, e.g. "specs/scb.md"
   /// What the family does not check, and why; choices that concern every claim of the family.
   std::vector<std::string> notes;
+  /// Assumption-breaking sweeps for the report's "Where the theorems stop holding" section.
+  std::vector<SweepSpec> sweeps;
 };
 
 /// Every family dyncheck ships, in registration order.

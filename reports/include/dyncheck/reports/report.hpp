@@ -9,12 +9,24 @@
 #include "dyncheck/checks/family.hpp"
 #include "dyncheck/checks/verdict.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace dyncheck::reports {
 
 struct ClaimReport {
   checks::ClaimInfo info;
   checks::Verdict verdict;
   std::vector<checks::Verdict> mutants;  ///< one per mutant, in the claim's order
+};
+
+/// A family's assumption-breaking sweep as run for the report.
+struct SweepReport {
+  std::string family;
+  checks::SweepSpec spec;
+  std::string directory;              ///< relative to the report: "sweeps/<claim>-<n>"
+  std::vector<std::string> axes;      ///< axis names, in grid order
+  std::vector<nlohmann::json> points; ///< the sweep's records (reports/sweep.hpp)
+  std::string error;                  ///< why it could not run (then no points)
 };
 
 struct Report {
@@ -26,6 +38,8 @@ struct Report {
   std::vector<ClaimReport> claims;
   /// Descriptions of the claims' families (a family without one is reported by its id alone).
   std::vector<checks::FamilyInfo> families;
+  /// `report --sweeps`: the families' sweeps (empty otherwise).
+  std::vector<SweepReport> sweeps;
 };
 
 /// Relative path of a plot's SVG inside the report directory: "plots/<claim id>-<plot name>.svg".

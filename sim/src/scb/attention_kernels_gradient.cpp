@@ -1,9 +1,12 @@
 // The per-sample gradient kernels of the SCB model (attention_kernels_gradient.hpp): the N²
 // products, the loss, and the fused AVX-512 accumulation for small N, next to the scatter and
 // gather of attention_kernels.cpp. The SIMD functions carry __attribute__((target)) and run only
-// on the path the caller passes (available_kernel_paths() says which this CPU runs). Additions,
-// subtractions and multiplications only, each rounded on its own (the library is built with
-// -ffp-contract=off): the same bits on every path and with any -march.
+// on the path the caller passes (available_kernel_paths() says which this CPU runs). For N ≤ 32:
+// additions, subtractions and multiplications only, each rounded on its own (the library is built
+// with -ffp-contract=off), in orders written down here and in attention_kernels.hpp: the same bits
+// on every path and with any -march. For N > 32 the products are Eigen's, whose order follows
+// Eigen's packet size (and which fuse multiply-adds where -march enables FMA): the same bits on
+// every path of one build, not across -march settings.
 
 #include "attention_kernels_gradient.hpp"
 
@@ -293,13 +296,30 @@ double large_sample(KernelPath path, const Eigen::MatrixXd& V, const KernelSampl
   return loss;
 }
 
+/// h, r, g for N > 32: one set per thread, grown on demand, so that no call allocates once warm.
+/// Scratch only: every entry is written before it is read, so nothing carries from one call to the
+/// next (VectorXd storage, aligned as Eigen aligns it, so its products see the same alignment).
+struct LargeScratch {
+  Eigen::VectorXd h, r, g;
+};
+
+LargeScratch& large_scratch(int N) {
+  thread_local LargeScratch scratch;
+  if (scratch.h.size() != N) {
+    scratch.h.resize(N);
+    scratch.r.resize(N);
+    scratch.g.resize(N);
+  }
+  return scratch;
+}
+
 }  // namespace
 
 double accumulate_sample(KernelPath path, const Eigen::MatrixXd& V, const KernelSample& sample, Eigen::MatrixXd& G_V) {
   const auto N = static_cast<int>(V.rows());
   if (N > kMaxSmallN) {
-    Eigen::VectorXd h(N), r(N), g(N);
-    return large_sample(path, V, sample, G_V, h, r, g);
+    LargeScratch& scratch = large_scratch(N);
+    return large_sample(path, V, sample, G_V, scratch.h, scratch.r, scratch.g);
   }
   alignas(64) std::array<double, kMaxSmallN> h, r, g;
   scatter_attention(path, sample.tokens, sample.attention, sample.T, N, h.data());
@@ -314,8 +334,10 @@ void accumulate_samples(KernelPath path, const Eigen::MatrixXd& V, std::span<con
   const auto N = static_cast<int>(V.rows());
   if (samples.empty()) return;
   if (N > kMaxSmallN) {
-    Eigen::VectorXd h(N), r(N), g(N);  // one allocation per call, not per sample
-    for (std::size_t s = 0; s < samples.size(); ++s) losses[s] = large_sample(path, V, samples[s], G_V, h, r, g);
+    LargeScratch& scratch = large_scratch(N);
+    for (std::size_t s = 0; s < samples.size(); ++s) {
+      losses[s] = large_sample(path, V, samples[s], G_V, scratch.h, scratch.r, scratch.g);
+    }
     return;
   }
   const double* V_data = V.data();

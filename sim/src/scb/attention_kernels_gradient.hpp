@@ -2,8 +2,8 @@
 // The per-sample gradient kernels of the SCB model behind model.hpp's accumulate_gradient(s):
 // scatter h = X a_k, residual r = e_o − V h, V-gradient G_V −= r hᵀ, g = Vᵀ r, gather
 // grad_{a_k} −= g_{x_t}, and the loss ½‖r‖² (attention_kernels.hpp, half_squared_norm). Private to
-// the library. The scratch vectors h, r, g live inside these functions (on the stack for N ≤ 32,
-// allocated once per call above), not in the caller's objects.
+// the library. The scratch vectors h, r, g belong to this unit (on the stack for N ≤ 32, one
+// thread-local set above), not to the caller's objects.
 
 #include <Eigen/Core>
 #include <span>

@@ -156,8 +156,10 @@ __attribute__((target("avx512f"), always_inline)) inline void sample_products_av
 /// before the next, so every sum gets its terms in sample order, as in accumulate_sample.
 template <int N>
 __attribute__((target("avx512f"))) void accumulate_small_avx512(const double* V, const double* V_transposed,
-                                                                std::span<const KernelSample> samples, int T,
-                                                                double* G_V, double* losses) {
+                                                                const Eigen::MatrixXd& A,
+                                                                std::span<const Example> samples, int T,
+                                                                BatchGradient& sums) {
+  double* G_V = sums.V.data();
   constexpr auto valid = static_cast<__mmask8>((1U << N) - 1U);
   __m512d column[N], row[N], gradient[N];
 #pragma GCC unroll 8
@@ -168,8 +170,9 @@ __attribute__((target("avx512f"))) void accumulate_small_avx512(const double* V,
   }
   for (std::size_t first = 0; first < samples.size(); first += 2) {
     const std::size_t count = std::min<std::size_t>(2, samples.size() - first);
-    const std::array<const int*, 2> tokens{samples[first].tokens, samples[first + count - 1].tokens};
-    const std::array<const double*, 2> attention{samples[first].attention, samples[first + count - 1].attention};
+    const std::array<const int*, 2> tokens{samples[first].tokens.data(), samples[first + count - 1].tokens.data()};
+    const std::array<const double*, 2> attention{A.col(samples[first].query).data(),
+                                                 A.col(samples[first + count - 1].query).data()};
     __m512d h[2];
     if (count == 2) {
       detail::scatter_lanes8_registers<N, 2>(tokens.data(), attention.data(), T, h);
@@ -177,10 +180,12 @@ __attribute__((target("avx512f"))) void accumulate_small_avx512(const double* V,
       detail::scatter_lanes8_registers<N, 1>(tokens.data(), attention.data(), T, h);
     }
     for (std::size_t i = 0; i < count; ++i) {
-      const KernelSample& sample = samples[first + i];
+      const Example& sample = samples[first + i];
       __m512d g;
-      sample_products_avx512<N>(column, row, gradient, h[i], sample.output, g, losses[first + i]);
-      detail::gather_registers<1>(&g, tokens[i], T, sample.attention_gradient);
+      double loss;
+      sample_products_avx512<N>(column, row, gradient, h[i], sample.output, g, loss);
+      count_sample(sample.query, loss, sums);
+      detail::gather_registers<1>(&g, tokens[i], T, sums.A.col(sample.query).data());
     }
   }
 #pragma GCC unroll 8
@@ -252,8 +257,8 @@ __attribute__((target("avx512f"))) void group_products_blocks_avx512(int N, cons
 
 #pragma GCC diagnostic pop
 
-using AccumulateSmallAvx512 = void (*)(const double*, const double*, std::span<const KernelSample>, int, double*,
-                                       double*);
+using AccumulateSmallAvx512 = void (*)(const double*, const double*, const Eigen::MatrixXd&, std::span<const Example>,
+                                       int, BatchGradient&);
 constexpr AccumulateSmallAvx512 kAccumulateSmallAvx512[8] = {
     accumulate_small_avx512<1>, accumulate_small_avx512<2>, accumulate_small_avx512<3>, accumulate_small_avx512<4>,
     accumulate_small_avx512<5>, accumulate_small_avx512<6>, accumulate_small_avx512<7>, accumulate_small_avx512<8>};
@@ -282,17 +287,19 @@ void group_products(KernelPath path, int N, const double* V, const double* V_tra
 }
 
 /// N > 32: Eigen's vectorised matrix-vector kernels (a strict-order scalar loop cannot vectorise
-/// the dot products under -ffp-contract=off without -ffast-math). h, r, g are the caller's.
-double large_sample(KernelPath path, const Eigen::MatrixXd& V, const KernelSample& sample, Eigen::MatrixXd& G_V,
+/// the dot products under -ffp-contract=off without -ffast-math). h, r, g are scratch.
+double large_sample(KernelPath path, const LinearModel& model, const Example& example, BatchGradient& sums,
                     Eigen::VectorXd& h, Eigen::VectorXd& r, Eigen::VectorXd& g) {
-  const auto N = static_cast<int>(V.rows());
-  scatter_attention(path, sample.tokens, sample.attention, sample.T, N, h.data());
-  r.noalias() = -V * h;
-  r(sample.output) += 1.0;
-  G_V.noalias() -= r * h.transpose();
-  g.noalias() = V.transpose() * r;
+  const auto N = static_cast<int>(model.V.rows());
+  const int T = static_cast<int>(example.tokens.size());
+  scatter_attention(path, example.tokens.data(), model.A.col(example.query).data(), T, N, h.data());
+  r.noalias() = -model.V * h;
+  r(example.output) += 1.0;
+  sums.V.noalias() -= r * h.transpose();
+  g.noalias() = model.V.transpose() * r;
   const double loss = half_squared_norm(r.data(), N);
-  gather_attention_gradient(path, sample.tokens, g.data(), sample.T, N, sample.attention_gradient);
+  gather_attention_gradient(path, example.tokens.data(), g.data(), T, N, sums.A.col(example.query).data());
+  count_sample(example.query, loss, sums);
   return loss;
 }
 
@@ -315,47 +322,49 @@ LargeScratch& large_scratch(int N) {
 
 }  // namespace
 
-double accumulate_sample(KernelPath path, const Eigen::MatrixXd& V, const KernelSample& sample, Eigen::MatrixXd& G_V) {
-  const auto N = static_cast<int>(V.rows());
+double accumulate_sample(KernelPath path, const LinearModel& model, const Example& example, BatchGradient& sums) {
+  const auto N = static_cast<int>(model.V.rows());
   if (N > kMaxSmallN) {
     LargeScratch& scratch = large_scratch(N);
-    return large_sample(path, V, sample, G_V, scratch.h, scratch.r, scratch.g);
+    return large_sample(path, model, example, sums, scratch.h, scratch.r, scratch.g);
   }
+  const int T = static_cast<int>(example.tokens.size());
   alignas(64) std::array<double, kMaxSmallN> h, r, g;
-  scatter_attention(path, sample.tokens, sample.attention, sample.T, N, h.data());
-  small_products(N, V.data(), h.data(), sample.output, r.data(), G_V.data(), g.data());
+  scatter_attention(path, example.tokens.data(), model.A.col(example.query).data(), T, N, h.data());
+  small_products(N, model.V.data(), h.data(), example.output, r.data(), sums.V.data(), g.data());
   const double loss = half_squared_norm(r.data(), N);
-  gather_attention_gradient(path, sample.tokens, g.data(), sample.T, N, sample.attention_gradient);
+  gather_attention_gradient(path, example.tokens.data(), g.data(), T, N, sums.A.col(example.query).data());
+  count_sample(example.query, loss, sums);
   return loss;
 }
 
-void accumulate_samples(KernelPath path, const Eigen::MatrixXd& V, std::span<const KernelSample> samples,
-                        Eigen::MatrixXd& G_V, double* losses) {
-  const auto N = static_cast<int>(V.rows());
-  if (samples.empty()) return;
+void accumulate_samples(KernelPath path, const LinearModel& model, std::span<const Example> examples,
+                        BatchGradient& sums) {
+  const auto N = static_cast<int>(model.V.rows());
+  if (examples.empty()) return;
   if (N > kMaxSmallN) {
     LargeScratch& scratch = large_scratch(N);
-    for (std::size_t s = 0; s < samples.size(); ++s) {
-      losses[s] = large_sample(path, V, samples[s], G_V, scratch.h, scratch.r, scratch.g);
-    }
+    for (const Example& example : examples) large_sample(path, model, example, sums, scratch.h, scratch.r, scratch.g);
     return;
   }
-  const double* V_data = V.data();
-  double* G_V_data = G_V.data();
+  const double* V = model.V.data();
+  double* G_V = sums.V.data();
   // Vᵀ for the lane-wise g = Vᵀr of the AVX-512 path (the other paths never read it); made before
   // the first scatter, so that its stores are done before the vector loads of the products read them.
   alignas(64) std::array<double, kMaxSmallN * kMaxSmallN> V_transposed;
   if (path == KernelPath::avx512) {
     for (int i = 0; i < N; ++i) {
-      for (int j = 0; j < N; ++j) V_transposed[static_cast<std::size_t>(N * i + j)] = V_data[N * j + i];
+      for (int j = 0; j < N; ++j) V_transposed[static_cast<std::size_t>(N * i + j)] = V[N * j + i];
     }
   }
 #if DYNCHECK_SCB_X86_KERNELS
   if (path == KernelPath::avx512 && N <= 8) {
-    const int T = samples.front().T;
+    const std::size_t T = examples.front().tokens.size();
     bool same_T = true;
-    for (const KernelSample& sample : samples) same_T = same_T && sample.T == T;
-    if (same_T) return kAccumulateSmallAvx512[N - 1](V_data, V_transposed.data(), samples, T, G_V_data, losses);
+    for (const Example& example : examples) same_T = same_T && example.tokens.size() == T;
+    if (same_T) {
+      return kAccumulateSmallAvx512[N - 1](V, V_transposed.data(), model.A, examples, static_cast<int>(T), sums);
+    }
   }
 #endif
   constexpr std::size_t group = kGradientGroup;
@@ -366,18 +375,20 @@ void accumulate_samples(KernelPath path, const Eigen::MatrixXd& V, std::span<con
     products.r[i] = r[i].data();
     products.g[i] = g[i].data();
   }
-  for (std::size_t first = 0; first < samples.size(); first += group) {
-    const std::size_t size = std::min(group, samples.size() - first);
-    const KernelSample* batch = samples.data() + first;
+  for (std::size_t first = 0; first < examples.size(); first += group) {
+    const std::size_t size = std::min(group, examples.size() - first);
+    const Example* batch = examples.data() + first;
     for (std::size_t i = 0; i < size; ++i) {
-      scatter_attention(path, batch[i].tokens, batch[i].attention, batch[i].T, N, h[i].data());
+      scatter_attention(path, batch[i].tokens.data(), model.A.col(batch[i].query).data(),
+                        static_cast<int>(batch[i].tokens.size()), N, h[i].data());
     }
     products.size = size;
     for (std::size_t i = 0; i < size; ++i) products.output[i] = batch[i].output;
-    group_products(path, N, V_data, V_transposed.data(), products, G_V_data);
-    for (std::size_t i = 0; i < size; ++i) losses[first + i] = products.loss[i];
+    group_products(path, N, V, V_transposed.data(), products, G_V);
+    for (std::size_t i = 0; i < size; ++i) count_sample(batch[i].query, products.loss[i], sums);
     for (std::size_t i = 0; i < size; ++i) {
-      gather_attention_gradient(path, batch[i].tokens, g[i].data(), batch[i].T, N, batch[i].attention_gradient);
+      gather_attention_gradient(path, batch[i].tokens.data(), g[i].data(), static_cast<int>(batch[i].tokens.size()),
+                                N, sums.A.col(batch[i].query).data());
     }
   }
 }

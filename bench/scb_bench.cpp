@@ -27,7 +27,7 @@
 // fraction of the memory-bandwidth limit, i.e. samples/s × bytes touched per sample ÷ copy
 // bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes
 // touched per sample of the presampled step, counting each pass over an array of the kernels in
-// sim/scb/attention_kernels.hpp and model.cpp: the int tokens read twice (scatter into h, gather
+// sim/scb/attention_kernels.hpp and attention_kernels_gradient.cpp: the int tokens read twice (scatter into h, gather
 // into the a-gradient) 8T, the attention column 8T, the a-gradient column read + write 16T, V read
 // twice (Vh and Vᵀr) 16N², the V-gradient read + write 16N²: 32T + 32N² bytes (the N-vectors h,
 // r, g and the scatter's partial sums live in registers or L1 and are not counted). With

@@ -7,7 +7,7 @@
 //                                   4 batches drawn beforehand and cycled (what the PyTorch script
 //                                   times: its batches are drawn by numpy)
 //   BM_scb_stage1_presampled_scalar/N/T   the same with the portable scalar kernels forced
-//                                   (scb::select_kernel_path; same results bit for bit), to show
+//                                   (the path argument of accumulate_gradients; same results bit for bit), to show
 //                                   what the run-time dispatched SIMD kernels gain
 //   BM_scb_scatter/N/T, BM_scb_gather/N/T   the step's two O(T) kernels alone on the same
 //                                   presampled examples: together they bound the step's rate
@@ -27,7 +27,7 @@
 // fraction of the memory-bandwidth limit, i.e. samples/s × bytes touched per sample ÷ copy
 // bandwidth at the size of the data one sample touches (the cache level that serves it). Bytes
 // touched per sample of the presampled step, counting each pass over an array of the kernels in
-// sim/scb/attention_kernels.hpp and model.cpp: the int tokens read twice (scatter into h, gather
+// sim/scb/attention_kernels.hpp and attention_kernels_gradient.cpp: the int tokens read twice (scatter into h, gather
 // into the a-gradient) 8T, the attention column 8T, the a-gradient column read + write 16T, V read
 // twice (Vh and Vᵀr) 16N², the V-gradient read + write 16N²: 32T + 32N² bytes (the N-vectors h,
 // r, g and the scatter's partial sums live in registers or L1 and are not counted). With
@@ -93,8 +93,6 @@ void stage1_step(benchmark::State& state, int N, int T) {
 }
 
 void stage1_presampled(benchmark::State& state, int N, int T, scb::KernelPath path) {
-  const scb::KernelPath dispatched = scb::selected_kernel_path();
-  scb::select_kernel_path(path);
   const scb::Instance instance = bench_instance(N, T);
   const scb::Sampler sampler(instance);
   scb::LinearModel model = scb::initial_model(instance);
@@ -108,12 +106,11 @@ void stage1_presampled(benchmark::State& state, int N, int T, scb::KernelPath pa
   for (auto _ : state) {
     const auto& batch = batches[i++ % batches.size()];
     workspace.sums.clear();
-    scb::accumulate_gradients(model, batch, workspace.sums);
+    scb::accumulate_gradients(model, batch, workspace.sums, path);
     scb::apply_gradient_step(model, instance.mu, workspace.sums, 1e-3, 1e-3, {});
     benchmark::DoNotOptimize(model.V.data());
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
-  scb::select_kernel_path(dispatched);
 }
 
 /// The two O(T) kernels of the step alone (attention_kernels.hpp, the dispatched path), on the
@@ -130,7 +127,7 @@ void kernel_only(benchmark::State& state, int N, int T, bool scatter) {
   Eigen::MatrixXd gradient = Eigen::MatrixXd::Zero(T, N);
   const Eigen::VectorXd g = Eigen::VectorXd::LinSpaced(N, 0.5, 1.5);
   Eigen::VectorXd h(N);
-  const scb::KernelPath path = scb::selected_kernel_path();
+  const scb::KernelPath path = scb::default_kernel_path();
   std::size_t i = 0;
   for (auto _ : state) {
     const scb::Example& example = examples[i++ % examples.size()];
@@ -236,7 +233,7 @@ int main(int argc, char** argv) {
   for (const auto& [N, T] : kConfigs) {
     benchmark::RegisterBenchmark(name("BM_scb_stage1_step", N, T).c_str(), stage1_step, N, T);
     benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled", N, T).c_str(), stage1_presampled, N, T,
-                                 scb::selected_kernel_path());
+                                 scb::default_kernel_path());
     benchmark::RegisterBenchmark(name("BM_scb_stage1_presampled_scalar", N, T).c_str(), stage1_presampled, N, T,
                                  scb::KernelPath::scalar);
     benchmark::RegisterBenchmark(name("BM_scb_scatter", N, T).c_str(), kernel_only, N, T, true);
@@ -265,7 +262,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\nSCB stage-1 SGD step, batch B = %lld, double; samples/s (higher is better); kernel path %s\n",
-              kBatch, scb::kernel_path_name(scb::selected_kernel_path()));
+              kBatch, scb::kernel_path_name(scb::default_kernel_path()));
   std::printf("%5s %6s | %12s %12s %12s %12s | %12s %8s %8s | %9s %9s\n", "N", "T", "C++ step", "C++ presamp",
               "(scalar)", "sampler", "PyTorch", "ratio", "ratio*", "bw frac", "bw frac*");
   for (const auto& [N, T] : kConfigs) {

@@ -31,10 +31,10 @@
 
 #include <fmt/format.h>
 
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 
 #include "claims.hpp"
+#include "quantiles.hpp"
 #include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
@@ -322,7 +322,7 @@ class EntropyDropThenBounce final : public ClaimShape<Params, Settings, Measured
     auto toy_comparison = [&](const char* label, const std::vector<double>& values, double reference) {
       const stats::Summary s = stats::summarize(values);
       const double n = static_cast<double>(s.n);
-      const double q = boost::math::quantile(boost::math::complement(boost::math::students_t(n - 1), delta / 2));
+      const double q = student_t_upper_quantile(n - 1, delta / 2);
       stats::HalfWidth half_width;
       half_width.value = q * std::sqrt(s.variance * (1 / n + 1.0 / 50));
       half_width.method = stats::HalfWidthMethod::student_t;

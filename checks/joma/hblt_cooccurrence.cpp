@@ -6,20 +6,26 @@
 //       \overset{p=1/2}{=} \tfrac12(1 + \rho^{H_l+H_m}). \f]
 // Simulated: N top-down samples of random complete trees (depth in [2, max_depth], branching in
 // [2, max_branching], ρ per edge uniform in [rho_min, rho_max], root prior uniform in [0.2, 0.8], drawn per
-// tree), Monte-Carlo frequency of y_l = 1 among samples with y_m = 1, for 3 random leaf pairs per tree.
+// tree), Monte-Carlo frequency of y_l = 1 among samples with y_m = 1, for 3 leaf pairs per tree: the most
+// correlated sibling pair (largest ρ_l ρ_m among leaves with a common parent, chosen from the drawn tree
+// before sampling: the pair most sensitive to the ρ) and 2 random pairs.
 // Tolerance: statistical, z_{δ'/2} sqrt(p(1-p)/N_m) under the theory's p (N_m ≥ 1000 so the normal
-// approximation of a binomial proportion holds), δ' = the claim's share / number of pairs (Bonferroni).
+// approximation of a binomial proportion holds), δ' = the claim's share / number of pairs (Bonferroni);
+// z is evaluated in 50-digit arithmetic and rounded once (quantiles.hpp).
 // Shown: per tree the pair with the largest margin.
 // Mutants: correlation_squared (R_l R_m replaced by (R_l R_m)^2) and rho_5_percent (every edge's ρ 5% too
 // small). Resolution: at ci (N = 2e5, N_m ≈ 1e5) the half-width is about 0.008, so an error of about 0.01 in
-// a conditional probability is resolved; rho_5_percent moves P by 0.01-0.03 on pairs with a close LCA.
+// a conditional probability is resolved; rho_5_percent moves the most correlated sibling pair by about
+// 0.05 ρ_l ρ_m, which is resolved when the mean edge correlation (rho_min + rho_max)/2 is at least 0.55
+// (checked up front, exit 2; the derivation is in Params::check). Weaker channels (e.g. ρ in [0.3, 0.35],
+// where the error moves P by at most 0.006) are refused rather than passed unresolved.
 
 #include <fmt/format.h>
 
-#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 
 #include "claims.hpp"
+#include "quantiles.hpp"
 #include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
@@ -32,13 +38,14 @@
 namespace dyncheck::checks::joma {
 namespace {
 
-constexpr std::size_t pairs_per_tree = 3;
+constexpr std::size_t pairs_per_tree = 3;  ///< the most correlated sibling pair and 2 random pairs
+constexpr double min_mean_rho = 0.55;        ///< see Params::check
 
 struct Params : ParamSet {
   Real rho_min{this, "rho_min", 0.3, closed(0, 0.99), "smallest edge correlation rho"};
   Real rho_max{this, "rho_max", 0.95, closed(0, 0.99),
-               "largest edge correlation rho; at least rho_min. At most 0.99: the normal approximation of a "
-               "frequency needs N_m p(1-p) >> 1, and rho -> 1 sends p to 1"};
+               "largest edge correlation rho; at least rho_min, and (rho_min + rho_max)/2 >= 0.55 (see check). At "
+               "most 0.99: the normal approximation of a frequency needs N_m p(1-p) >> 1, and rho -> 1 sends p to 1"};
   Int max_depth{this, "max_depth", 4, closed(2, 5), "largest tree depth (depth drawn in [2, max_depth])"};
   Int max_branching{this, "max_branching", 3, closed(2, 3),
                     "largest branching factor (drawn in [2, max_branching])"};
@@ -47,6 +54,21 @@ struct Params : ParamSet {
     if (!(rho_max >= rho_min)) {
       throw ParamError("rho_max", fmt::format("rho_max must be at least rho_min (got rho_min = {}, rho_max = {})",
                                               rho_min.value(), rho_max.value()));
+    }
+    // The claim is built to resolve a 5% error in every rho (its small mutant). Its most sensitive pair, the
+    // most correlated sibling pair, moves by about (1 - 0.95^2)/2 rho_l rho_m ~ 0.05 rho_l rho_m under that
+    // error, against a half-width of about 0.008 at ci (N_m ~ 1e5, z ~ 4.9): weakly correlated trees cannot
+    // tell rho from 0.95 rho. Where the 6 trees' best sibling pairs all stay within z + 3 standard errors of
+    // the truth under the error, the error may pass. Monte Carlo of the formula (2026-11-24) over a 0.05 grid
+    // of (rho_min, rho_max), 400 tree draws per cell, of the least favourable shape (depth 2, branching 2: two
+    // sibling groups per tree): with (rho_min + rho_max)/2 >= 0.55 no cell had such a draw; at mean 0.5 up
+    // to 0.7% of the draws, at 0.45 up to 5%, at rho in [0.3, 0.35] all. Deeper and wider trees have more
+    // sibling groups and do better (2000 draws at depth <= 5, branching <= 3: none).
+    if ((rho_min + rho_max) / 2 < min_mean_rho) {
+      throw ParamError("rho_max",
+                       fmt::format("the mean edge correlation (rho_min + rho_max)/2 must be at least {} (got ({} + {})/2 "
+                                   "= {}): weaker channels are too noisy for the claim to resolve a 5% error in rho",
+                                   min_mean_rho, rho_min.value(), rho_max.value(), (rho_min + rho_max) / 2));
     }
   }
 };
@@ -77,6 +99,27 @@ struct Predicted {
   std::vector<std::vector<double>> p;  ///< [tree][pair]
 };
 
+/// The pair of leaves with a common parent whose product rho_l rho_m is largest (the first such pair, m the
+/// one with the larger rho): the pair whose co-occurrence is most sensitive to the edge correlations. Chosen
+/// from the drawn tree before any sample.
+PairCounts most_correlated_siblings(const sim::joma::LatentTree& tree, const std::vector<int>& leaves) {
+  PairCounts best{-1, -1, 0, 0};
+  double best_product = -1;
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    for (std::size_t j = i + 1; j < leaves.size(); ++j) {
+      const int a = leaves[i], b = leaves[j];
+      if (tree.parent[static_cast<std::size_t>(a)] != tree.parent[static_cast<std::size_t>(b)]) continue;
+      const double ra = tree.rho[static_cast<std::size_t>(a)], rb = tree.rho[static_cast<std::size_t>(b)];
+      if (ra * rb > best_product) {
+        best_product = ra * rb;
+        best = ra >= rb ? PairCounts{b, a, 0, 0} : PairCounts{a, b, 0, 0};
+      }
+    }
+  }
+  if (best.l < 0) throw std::logic_error("most_correlated_siblings: a complete tree of depth >= 1 has sibling leaves");
+  return best;
+}
+
 class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Predicted> {
  public:
   HbltCooccurrence() : ClaimShape(claim_info(), mutants()) {}
@@ -96,7 +139,8 @@ class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Pre
                                                         rng),
                         {}};
       const std::vector<int> leaves = sim::joma::leaves(result.tree);
-      for (std::size_t k = 0; k < pairs_per_tree; ++k) {
+      result.pairs.push_back(most_correlated_siblings(result.tree, leaves));
+      for (std::size_t k = 1; k < pairs_per_tree; ++k) {
         const int l = leaves[sim::uniform_index(rng, leaves.size())];
         int other = l;
         while (other == l) other = leaves[sim::uniform_index(rng, leaves.size())];
@@ -131,7 +175,7 @@ class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Pre
   Verdict compare(const Params& params, const Measured& m, const Predicted& t, const RunContext& context) const override {
     const std::size_t compared = m.trees.size() * pairs_per_tree;
     const double delta = context.false_failure_rate() / static_cast<double>(compared);
-    const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), delta / 2));
+    const double z = normal_upper_quantile(delta / 2);
     Verdict verdict;
     Plot plot{"cooccurrence", "P(y_l = 1 | y_m = 1): Monte Carlo against the product-of-channels formula",
               "formula", "Monte Carlo", false, false, {}};

@@ -19,9 +19,9 @@
 
 #include <fmt/format.h>
 
-#include <boost/math/distributions/students_t.hpp>
 
 #include "claims.hpp"
+#include "quantiles.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/measured.hpp"
@@ -88,8 +88,7 @@ class LinearCaseAttentionSparsity final : public ClaimShape<Params, Settings, Me
                                   double resolution, const std::string& resolution_reason) {
       const stats::Summary summary = stats::summarize(values);
       const double n = static_cast<double>(summary.n);
-      const double quantile = boost::math::quantile(
-          boost::math::complement(boost::math::students_t(std::max(1.0, n - 1)), delta / 2));
+      const double quantile = student_t_upper_quantile(std::max(1.0, n - 1), delta / 2);
       stats::HalfWidth half_width;
       half_width.value = quantile * std::sqrt(summary.variance * (1 / n + 1.0 / 20));
       half_width.method = stats::HalfWidthMethod::student_t;

@@ -1,5 +1,6 @@
 // Scatter and gather kernels of the SCB per-sample gradient, scalar and SIMD (see
-// attention_kernels.hpp). The SIMD functions carry __attribute__((target)) so that the rest of
+// attention_kernels.hpp; the N² products and the fused accumulation are in
+// attention_kernels_gradient.cpp). The SIMD functions carry __attribute__((target)) so that the rest of
 // the library stays baseline x86-64; they are called only after __builtin_cpu_supports agrees.
 // They contain additions and subtractions only (nothing an FMA could contract), and the library
 // is built with -ffp-contract=off anyway.
@@ -7,7 +8,6 @@
 #include "dyncheck/sim/scb/attention_kernels.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -213,16 +213,6 @@ bool cpu_runs(KernelPath path) { return path == KernelPath::scalar; }
 
 #endif
 
-KernelPath widest_available() {
-  const auto paths = available_kernel_paths();
-  return paths.back();
-}
-
-std::atomic<KernelPath>& selected() {
-  static std::atomic<KernelPath> path{widest_available()};
-  return path;
-}
-
 }  // namespace
 
 const char* kernel_path_name(KernelPath path) noexcept {
@@ -245,14 +235,23 @@ std::vector<KernelPath> available_kernel_paths() {
   return paths;
 }
 
-KernelPath selected_kernel_path() noexcept { return selected().load(std::memory_order_relaxed); }
+KernelPath default_kernel_path() noexcept {
+  // A function-local constant: initialised once (thread-safe), never written again.
+  static const KernelPath widest = [] {
+    KernelPath path = KernelPath::scalar;
+    for (const KernelPath candidate : {KernelPath::avx2, KernelPath::avx512}) {
+      if (cpu_runs(candidate)) path = candidate;
+    }
+    return path;
+  }();
+  return widest;
+}
 
-void select_kernel_path(KernelPath path) {
+void require_kernel_path(KernelPath path) {
   if (!cpu_runs(path)) {
-    throw std::invalid_argument(std::string("scb::select_kernel_path: this CPU cannot run the ") +
-                                kernel_path_name(path) + " path");
+    throw std::invalid_argument(std::string("scb: this CPU cannot run the ") + kernel_path_name(path) +
+                                " kernel path");
   }
-  selected().store(path, std::memory_order_relaxed);
 }
 
 void scatter_attention(KernelPath path, const int* tokens, const double* a, int T, int N, double* h) {

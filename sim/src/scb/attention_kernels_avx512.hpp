@@ -1,6 +1,7 @@
 #pragma once
 // Register-level pieces of the AVX-512 SCB kernels (attention_kernels.hpp), shared by the
-// kernels in attention_kernels.cpp and the fused small-N accumulation in model.cpp, so that both
+// kernels in attention_kernels.cpp and the fused small-N accumulation in
+// attention_kernels_gradient.cpp, so that both
 // perform the same additions in the same order. Private to the library; include only in a
 // translation unit that calls these functions after checking that the CPU runs AVX-512F.
 // Additions and subtractions only: nothing an FMA could contract.

@@ -69,7 +69,8 @@ double draw_softmax_batch_gradient(const SoftmaxModel& model, const Sampler& sam
       flag = 1;
     }
   }
-  for (const auto& example : workspace.batch) accumulate_gradient(workspace.at_attention, example, workspace.sums);
+  // The grouped kernels: the same bits as accumulate_gradient per example (model.hpp).
+  accumulate_gradients(workspace.at_attention, workspace.batch, workspace.sums);
   for (const int k : workspace.sums.touched) {
     const auto a = workspace.at_attention.A.col(k);
     const auto gamma = workspace.sums.A.col(k);

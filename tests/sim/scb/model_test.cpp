@@ -122,11 +122,10 @@ RC_GTEST_PROP(SimScbModel, GroupedAccumulationIsSequentialAccumulationBitForBit,
 }
 
 // accumulate_gradients on every kernel path (SIMD scatter of sample pairs, lane-wise N²
-// products with the loss in Eigen's summation order) against accumulate_gradient on the scalar
+// products with the loss in half_squared_norm's order) against accumulate_gradient on the scalar
 // path, bit for bit: N at every boundary of the kernels (1..8, 9..16, 17..24, 25..32, above 32),
 // T below, at and around the chunk sizes, batches that leave partial groups and pairs.
 TEST(SimScbModel, GroupedAccumulationOnEveryPathIsScalarSequentialAccumulationBitForBit) {
-  const KernelPath chosen = selected_kernel_path();
   std::uint64_t seed = 1;
   for (const int N : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 20, 24, 25, 31, 32, 33}) {
     for (const int T : {1, 3, 7, 8, 9, 16, 17, 100, 101}) {
@@ -146,13 +145,11 @@ TEST(SimScbModel, GroupedAccumulationOnEveryPathIsScalarSequentialAccumulationBi
           example.output = static_cast<int>(rng() % static_cast<std::uint64_t>(N));
           for (int t = 0; t < T; ++t) example.tokens.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(N)));
         }
-        select_kernel_path(KernelPath::scalar);
         BatchGradient sequential(N, T);
-        for (const Example& example : examples) accumulate_gradient(model, example, sequential);
+        for (const Example& example : examples) accumulate_gradient(model, example, sequential, KernelPath::scalar);
         for (const KernelPath path : available_kernel_paths()) {
-          select_kernel_path(path);
           BatchGradient grouped(N, T);
-          accumulate_gradients(model, examples, grouped);
+          accumulate_gradients(model, examples, grouped, path);
           const std::string where = std::string(kernel_path_name(path)) + " N " + std::to_string(N) + " T " +
                                     std::to_string(T) + " B " + std::to_string(B);
           EXPECT_EQ(std::memcmp(grouped.V.data(), sequential.V.data(), sizeof(double) * static_cast<std::size_t>(N * N)),
@@ -167,7 +164,6 @@ TEST(SimScbModel, GroupedAccumulationOnEveryPathIsScalarSequentialAccumulationBi
       }
     }
   }
-  select_kernel_path(chosen);
 }
 
 TEST(SimScbModel, PopulationGradientIsTheMeanOfPerSampleGradients) {

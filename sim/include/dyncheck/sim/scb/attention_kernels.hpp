@@ -1,9 +1,15 @@
 #pragma once
-// The two O(T) loops of the SCB per-sample gradient (specs/scb.md §2): the scatter h = X a_k and
-// the gather of the a-gradient, each with a portable scalar path and wide SIMD paths chosen at
-// run time. Every path of a kernel gives bit-identical results: the SIMD paths perform the same
-// IEEE additions in the same order as the scalar path, lane by lane.
+// The kernels of the SCB per-sample gradient (specs/scb.md §2): the two O(T) loops (the scatter
+// h = X a_k and the gather of the a-gradient) and the loss ½‖r‖², each with a portable scalar path
+// and wide SIMD paths chosen at run time. Every path of a kernel gives bit-identical results: the
+// SIMD paths perform the same IEEE additions in the same order as the scalar path, lane by lane.
+// The N² products and the fused AVX-512 accumulation that model.hpp's accumulate_gradient(s) use
+// live in the same unit (sim/src/scb/attention_kernels_gradient.cpp, private).
+//
+// The path is an argument of every kernel: there is no global selection. default_kernel_path()
+// is the widest path the CPU runs, decided once on first use and never changed.
 
+#include <cstddef>
 #include <vector>
 
 namespace dyncheck::sim::scb {
@@ -18,13 +24,26 @@ const char* kernel_path_name(KernelPath path) noexcept;
 /// The paths this CPU can run, scalar first.
 std::vector<KernelPath> available_kernel_paths();
 
-/// The path accumulate_gradient uses: the widest available, unless select_kernel_path chose one.
-KernelPath selected_kernel_path() noexcept;
+/// The widest path this CPU runs (the last of available_kernel_paths()), decided once, on the first
+/// call (thread-safe), and constant afterwards: what accumulate_gradient(s) use when no path is given.
+KernelPath default_kernel_path() noexcept;
 
-/// Makes accumulate_gradient use `path` (for tests and benchmarks: every path gives the same
-/// bits, so this changes only speed). Not thread-safe: call it before starting worker threads.
-/// Throws std::invalid_argument if the CPU cannot run `path`.
-void select_kernel_path(KernelPath path);
+/// Throws std::invalid_argument naming `path` if this CPU cannot run it.
+void require_kernel_path(KernelPath path);
+
+/// The number of samples accumulate_gradients processes stage by stage (model.hpp).
+inline constexpr std::size_t kGradientGroup = 4;
+
+/**
+ * ½‖r‖² = ½ Σ_{i<N} r_i², N ≥ 1, in a fixed summation order that depends on N alone (not on the
+ * compiler's flags or Eigen's packet size), with s_i = r_i · r_i: four sums c_m of the s_i with
+ * i ≡ m (mod 4) for i < E = 4⌊N/4⌋, each in increasing i; then the pair (c_0 + c_2, c_1 + c_3);
+ * plus (s_E, s_{E+1}) if N mod 4 ≥ 2; the pair's two entries added; plus s_{N−1} if N is odd; times ½.
+ * (It is the order in which Eigen 3.4 sums a 16-byte aligned vector with SSE2, two doubles a
+ * packet, which the loss used before it was written down here: the results did not move.)
+ * The AVX-512 accumulation computes the same sums in registers.
+ */
+double half_squared_norm(const double* r, int N);
 
 /**
  * \f$h = X a = \sum_{t=0}^{T-1} a_t e_{x_t} \in \mathbb R^N\f$ (h is overwritten), tokens in

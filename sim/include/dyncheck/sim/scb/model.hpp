@@ -3,10 +3,11 @@
 // (specs/scb.md §2).
 
 #include <Eigen/Core>
-#include <array>
+#include <cstddef>
 #include <span>
 #include <vector>
 
+#include "dyncheck/sim/scb/attention_kernels.hpp"
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
 
@@ -28,7 +29,7 @@ LinearModel initial_model(const Instance& instance);
 /**
  * Sums of per-sample gradients over a batch, kept sparse in A: only the columns of the queries
  * seen are touched, and clear() zeroes only those, so a batch of B costs O(B(T + N²)), never
- * O(TN). Also holds the scratch vectors of accumulate_gradient (no allocation per sample).
+ * O(TN). Sums only: the kernels' scratch vectors are their own (attention_kernels.hpp).
  */
 struct BatchGradient {
   BatchGradient(int N, int T);
@@ -43,11 +44,9 @@ struct BatchGradient {
   /// Zeroes the sums in O(N² + T·|touched|).
   void clear();
 
-  // Scratch of accumulate_gradient: h = X a_k, r = e_o − V h, g = Vᵀ r; and of
-  // accumulate_gradients, the same for each sample of a group of kGroup.
-  Eigen::VectorXd h, r, g;
-  static constexpr std::size_t kGroup = 4;
-  std::array<Eigen::VectorXd, kGroup> slot_h, slot_r, slot_g;
+  /// The number of samples accumulate_gradients processes stage by stage; the optimizers draw
+  /// examples in groups of this size.
+  static constexpr std::size_t kGroup = kGradientGroup;
 };
 
 /**
@@ -57,28 +56,29 @@ struct BatchGradient {
  *     \nabla_{a_j}\ell = 0\ (j \ne k), \f]
  * to `sums` and returns ℓ. Cost O(T + N²): h by a scatter over the T tokens, Vh and Vᵀr by
  * two matrix-vector products, the rank-1 update of sums.V, and a gather into column k of sums.A.
- * The scatter and gather run on the kernel path of selected_kernel_path() (scalar, AVX2 or
- * AVX-512, chosen at run time); the summation order of h is fixed by N and documented in
+ * The scatter and gather run on kernel path `path` (default: default_kernel_path(), the widest
+ * this CPU runs); the summation orders of h and of the loss are fixed by N and documented in
  * attention_kernels.hpp, so the results are the same bits on every path and machine.
+ * Throws std::invalid_argument if the CPU cannot run `path`.
  * Shapes are the caller's responsibility (checked by the optimizers once per batch).
  */
+double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums, KernelPath path);
 double accumulate_gradient(const LinearModel& model, const Example& example, BatchGradient& sums);
 
 /**
  * accumulate_gradient for each example in order, with the same result bit for bit: for N ≤ 32,
  * groups of BatchGradient::kGroup samples are processed stage by stage (all scatters, then the
- * N² products, losses and counts in sample order, then all gathers), so that the independent
- * work of neighbouring samples overlaps in the CPU; every sum still receives its terms in
- * sample order (sums.V from the products, column k of sums.A from the gathers). On the AVX-512
- * path the N² products are computed lane-wise (the same operations in the same order in every
- * lane, with Vᵀ copied once per call), and for N ≤ 8 with every example of one T the whole call
- * runs in one function that keeps V, Vᵀ, the V-gradient and each sample's h, r, g in registers
- * and scatters two samples in one loop; ½‖r‖² is then summed in the order of Eigen's
- * squaredNorm, which the scalar path calls.
+ * N² products, then all gathers), so that the independent work of neighbouring samples overlaps in
+ * the CPU; every sum still receives its terms in sample order. On the AVX-512 path the N² products
+ * are computed lane-wise, and for N ≤ 8 with every example of one T the whole call runs in one
+ * fused function that keeps V, Vᵀ, the V-gradient and each sample's h, r, g in registers
+ * (sim/src/scb/attention_kernels_gradient.cpp).
  */
+void accumulate_gradients(const LinearModel& model, std::span<const Example> examples, BatchGradient& sums,
+                          KernelPath path);
 void accumulate_gradients(const LinearModel& model, std::span<const Example> examples, BatchGradient& sums);
 
-/// The per-sample loss alone, ½‖e_o − V X a_k‖², in O(T + N²).
+/// The per-sample loss alone, ½‖e_o − V X a_k‖², in O(T + N²) (the norm in half_squared_norm's order).
 double sample_loss(const LinearModel& model, const Example& example);
 
 }  // namespace dyncheck::sim::scb

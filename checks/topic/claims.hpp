@@ -1,0 +1,16 @@
+#pragma once
+// The topic family: Li, Li, Risteski, How do transformers learn topic structure (ICML 2023);
+// specs/topic.md. One make_<claim>() per claim, registered in the order of specs/topic.md §9.
+
+#include <memory>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/registry.hpp"
+
+namespace dyncheck::checks::topic {
+
+std::unique_ptr<Claim> make_stage1_excluded_keys_closed_form();  // C1
+
+inline void register_claims(Registry& registry) { registry.add(make_stage1_excluded_keys_closed_form()); }
+
+}  // namespace dyncheck::checks::topic

@@ -1,0 +1,192 @@
+// dyncheck/theory/topic/stage_two.hpp
+//
+// Stage 2 of the topic-structure paper (specs/topic.md §6) [derived]: W^V frozen at the block
+// matrix c_d J + (c_s - c_d) blockones with c_diag = c_s and [MASK] column c_M, attention trained.
+// By symmetry a word query of topic b gives logit alpha to its own word, beta to other words of
+// its topic, 0 to other topics and delta to [MASK] keys; a [MASK] query gives 0 to words and
+// delta_M to [MASK]. With N -> infinity the loss depends on (alpha, beta) only through
+// E = (e^alpha + (v-1) e^beta)/v, the same- versus other-topic per-key attention ratio.
+//
+// For one theta (topic proportions of a document), with key mass nu_t per topic and [MASK] mass q:
+//   word query of topic b: Z = sum_t nu_t (1 + (E-1)[t=b]) + q e^delta, m_t = nu_t(1+(E-1)[t=b])/Z,
+//                          A_M = q e^delta / Z;
+//   [MASK] query:          Z = sum_t nu_t + q e^{delta_M}, m_t = nu_t / Z, A_M = q e^{delta_M} / Z;
+//   output o_w = kappa + Delta m_{t(w)}, Delta = c_s - c_d, kappa = c_d (1 - A_M) + c_M A_M;
+//   squared loss: v sum_t (kappa + Delta m_t)^2 - 2 (kappa + Delta m_{t*}) + 1;
+//   cross-entropy: -Delta m_{t*} + log(v sum_t e^{Delta m_t});
+//   L(theta) = sum_{t*} theta_{t*} [p_c l(b = t*) + p_r/T sum_b l(b) + (1 - p_c - p_r) l(MASK)].
+// (C): nu_t = theta_t, q = 0. (P): nu_t = a theta_t + r/T, q = p_m (1 - p_c - p_r).
+// Templated on the scalar; exp and log through the scalar's own functions (portable::exp/log on double).
+#pragma once
+
+#include <dyncheck/portable/math.hpp>
+#include <dyncheck/theory/numeric/scalar.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace dyncheck::theory::topic {
+
+namespace detail {
+template <class S>
+S exp_of(const S& x) {
+  if constexpr (std::is_same_v<S, double>) {
+    return portable::exp(x);
+  } else {
+    return exp(x);  // Boost.Multiprecision's, found by argument-dependent lookup
+  }
+}
+template <class S>
+S log_of(const S& x) {
+  if constexpr (std::is_same_v<S, double>) {
+    return portable::log(x);
+  } else {
+    return log(x);
+  }
+}
+}  // namespace detail
+
+enum class StageTwoKeys { excluded /* (C) */, all /* (P) */ };
+enum class StageTwoLoss { squared, cross_entropy };
+
+template <class S>
+struct StageTwoSetting {
+  int T = 10, v = 10;
+  S p_m = S(0.15), p_c = S(0.1), p_r = S(0.1);
+  S c_s = S(0.1), c_d = S(0), c_M = S(0);  ///< the frozen W^V's block values
+  StageTwoKeys keys = StageTwoKeys::excluded;
+  StageTwoLoss loss = StageTwoLoss::squared;
+};
+
+/// The attention parameters: E (same/other-topic ratio), delta ([MASK] keys, word query), delta_M ([MASK] query).
+template <class S>
+struct StageTwoAttention {
+  S E = S(1), delta = S(0), delta_M = S(0);
+};
+
+/// The per-token loss of a query whose attention masses are m (per topic) and A_M, target topic t_star.
+template <class S>
+S stage_two_token_loss(const StageTwoSetting<S>& s, const std::vector<S>& m, const S& A_M, int t_star) {
+  const S Delta = s.c_s - s.c_d;
+  if (s.loss == StageTwoLoss::squared) {
+    const S kappa = s.c_d * (1 - A_M) + s.c_M * A_M;
+    S sum(0);
+    for (const S& mt : m) sum += (kappa + Delta * mt) * (kappa + Delta * mt);
+    return S(s.v) * sum - 2 * (kappa + Delta * m[static_cast<std::size_t>(t_star)]) + 1;
+  }
+  S z(0);
+  for (const S& mt : m) z += detail::exp_of(S(Delta * mt));
+  return -Delta * m[static_cast<std::size_t>(t_star)] + detail::log_of(S(S(s.v) * z));
+}
+
+/// L(theta; E, delta, delta_M) as in the header comment.
+template <class S>
+S stage_two_loss(const StageTwoSetting<S>& s, const std::vector<S>& theta, const StageTwoAttention<S>& att) {
+  const int T = s.T;
+  if (static_cast<int>(theta.size()) != T) throw std::invalid_argument("stage_two_loss: theta must have T entries");
+  const S a = s.keys == StageTwoKeys::all ? 1 - s.p_m + s.p_m * s.p_c : S(1);
+  const S r = s.keys == StageTwoKeys::all ? s.p_m * s.p_r : S(0);
+  const S q = s.keys == StageTwoKeys::all ? s.p_m * (1 - s.p_c - s.p_r) : S(0);
+  std::vector<S> nu(static_cast<std::size_t>(T));
+  S nu_sum(0);
+  for (int t = 0; t < T; ++t) {
+    nu[static_cast<std::size_t>(t)] = a * theta[static_cast<std::size_t>(t)] + r / S(T);
+    nu_sum += nu[static_cast<std::size_t>(t)];
+  }
+  const S mask_word = q * detail::exp_of(att.delta);
+  const S mask_mask = q * detail::exp_of(att.delta_M);
+  std::vector<S> m(static_cast<std::size_t>(T));
+  // Loss of a word query of topic b against every target topic: l[b][t*].
+  std::vector<std::vector<S>> word(static_cast<std::size_t>(T), std::vector<S>(static_cast<std::size_t>(T)));
+  for (int b = 0; b < T; ++b) {
+    const S Z = nu_sum + (att.E - 1) * nu[static_cast<std::size_t>(b)] + mask_word;
+    for (int t = 0; t < T; ++t) m[static_cast<std::size_t>(t)] = nu[static_cast<std::size_t>(t)] * (t == b ? att.E : S(1)) / Z;
+    const S A_M = mask_word / Z;
+    for (int t = 0; t < T; ++t) word[static_cast<std::size_t>(b)][static_cast<std::size_t>(t)] = stage_two_token_loss(s, m, A_M, t);
+  }
+  const S Zm = nu_sum + mask_mask;
+  for (int t = 0; t < T; ++t) m[static_cast<std::size_t>(t)] = nu[static_cast<std::size_t>(t)] / Zm;
+  const S A_Mm = mask_mask / Zm;
+  const S p_k = 1 - s.p_c - s.p_r;
+  S L(0);
+  for (int t = 0; t < T; ++t) {
+    const S th = theta[static_cast<std::size_t>(t)];
+    if (th == S(0)) continue;
+    S random(0);
+    for (int b = 0; b < T; ++b) random += word[static_cast<std::size_t>(b)][static_cast<std::size_t>(t)];
+    L += th * (s.p_c * word[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)] + s.p_r / S(T) * random +
+               p_k * stage_two_token_loss(s, m, A_Mm, t));
+  }
+  return L;
+}
+
+/// theta of a tau-subset document (by symmetry every subset gives the same loss): 1/tau on topics 0..tau-1.
+template <class S>
+std::vector<S> subset_theta(int T, int tau) {
+  std::vector<S> theta(static_cast<std::size_t>(T), S(0));
+  for (int t = 0; t < tau; ++t) theta[static_cast<std::size_t>(t)] = 1 / S(tau);
+  return theta;
+}
+
+/// The average loss over a set of theta (a Monte-Carlo sample over the prior, common random numbers).
+template <class S>
+S stage_two_mean_loss(const StageTwoSetting<S>& s, const std::vector<std::vector<S>>& thetas,
+                      const StageTwoAttention<S>& att) {
+  S sum(0);
+  for (const auto& theta : thetas) sum += stage_two_loss(s, theta, att);
+  return sum / S(thetas.size());
+}
+
+/// The root of a derivative given by its sign on [log lo, log hi] (bisection in log E to the scalar's
+/// precision), where `derivative(E)` is d/dE of a function unimodal in E. Returns hi if the
+/// derivative is still negative there (the minimiser lies beyond: E* = infinity on this bracket).
+template <class S>
+S bisect_log_root(const std::function<S(const S&)>& derivative, S lo, S hi, int iterations) {
+  S log_lo = detail::log_of(lo), log_hi = detail::log_of(hi);
+  if (derivative(hi) < S(0)) return hi;
+  if (derivative(lo) > S(0)) return lo;
+  for (int i = 0; i < iterations; ++i) {
+    const S mid = (log_lo + log_hi) / 2;
+    if (derivative(detail::exp_of(mid)) < S(0)) {
+      log_lo = mid;
+    } else {
+      log_hi = mid;
+    }
+  }
+  return detail::exp_of(S((log_lo + log_hi) / 2));
+}
+
+/// The minimiser in E (delta, delta_M fixed) of the mean loss over `thetas`, by bisection on the sign of a
+/// central difference d/d(log E) with step h = 2^(-digits/3) ~ eps^(1/3) (derivative error O(h^2) = O(eps^(2/3))).
+template <class S>
+S stage_two_minimiser(const StageTwoSetting<S>& s, const std::vector<std::vector<S>>& thetas, S delta = S(0),
+                      S delta_M = S(0), S lo = S(1e-6), S hi = S(1e9)) {
+  S h(1);
+  for (int i = 0; i < std::numeric_limits<S>::digits / 3; ++i) h /= 2;  // exact: a power of two
+  auto loss_at = [&](const S& E) { return stage_two_mean_loss(s, thetas, StageTwoAttention<S>{E, delta, delta_M}); };
+  const std::function<S(const S&)> derivative = [&](const S& E) {
+    return loss_at(E * detail::exp_of(h)) - loss_at(E * detail::exp_of(S(-h)));
+  };
+  const int iterations = std::numeric_limits<S>::digits + 8;
+  return bisect_log_root<S>(derivative, lo, hi, iterations);
+}
+
+/// The prior-free law ((C), N -> infinity, W^V = blockones / v): E* = 1 + T p_c / p_r.
+template <class S>
+S prior_free_law(int T, const S& p_c, const S& p_r) {
+  return 1 + S(T) * p_c / p_r;
+}
+
+/// tau-subset documents, (C), N -> infinity, c_d = 0, c_s = c, squared loss:
+/// E* = 1 + p_c tau / (c v (p_c + tau p_r / T) - p_c) when the denominator is > 0, else infinity.
+template <class S>
+S subset_law(int T, int v, int tau, const S& p_c, const S& p_r, const S& c) {
+  const S denominator = c * S(v) * (p_c + S(tau) * p_r / S(T)) - p_c;
+  if (!(denominator > S(0))) return std::numeric_limits<S>::infinity();
+  return 1 + p_c * S(tau) / denominator;
+}
+
+}  // namespace dyncheck::theory::topic

@@ -10,7 +10,11 @@
 namespace dyncheck::checks::topic {
 
 std::unique_ptr<Claim> make_stage1_excluded_keys_closed_form();  // C1
+std::unique_ptr<Claim> make_stage1_all_keys_min_norm();           // C3
 
-inline void register_claims(Registry& registry) { registry.add(make_stage1_excluded_keys_closed_form()); }
+inline void register_claims(Registry& registry) {
+  registry.add(make_stage1_excluded_keys_closed_form());
+  registry.add(make_stage1_all_keys_min_norm());
+}
 
 }  // namespace dyncheck::checks::topic

@@ -290,7 +290,16 @@ Matrix<S> ridge_solution(const NormalEquations<S>& eq, const S& lambda) {
   return X.transpose();
 }
 
-/// Block means of a V x D stage-1 matrix and the largest deviation of an entry from its block's mean.
+/// The first `rows` rows of W* = C^T (S + lambda I)^{-1} (rows x D): only those right-hand sides are solved.
+template <class S>
+Matrix<S> ridge_solution_rows(const NormalEquations<S>& eq, const S& lambda, Eigen::Index rows) {
+  const Eigen::Index D = eq.S_matrix.rows();
+  const Matrix<S> system = eq.S_matrix + lambda * Matrix<S>::Identity(D, D);
+  const Matrix<S> X = system.partialPivLu().solve(eq.C_matrix.leftCols(rows));
+  return X.transpose();
+}
+
+/// Block means of a V x D stage-1 matrix (or of its first rows, when W has fewer than V rows) and the largest deviation of an entry from its block's mean.
 template <class S>
 struct BlockSummary {
   BlockValues<S> mean;
@@ -300,10 +309,11 @@ struct BlockSummary {
 template <class S>
 BlockSummary<S> block_summary(const Matrix<S>& W, int T, int v) {
   const int V = T * v;
+  const int rows = static_cast<int>(W.rows());
   S sums[4] = {S(0), S(0), S(0), S(0)};
   long long counts[4] = {0, 0, 0, 0};
   auto kind = [&](int i, int j) { return j == V ? 3 : (i == j ? 0 : (i / v == j / v ? 1 : 2)); };
-  for (int i = 0; i < V; ++i) {
+  for (int i = 0; i < rows; ++i) {
     for (int j = 0; j <= V; ++j) {
       sums[kind(i, j)] += W(i, j);
       ++counts[kind(i, j)];
@@ -312,7 +322,7 @@ BlockSummary<S> block_summary(const Matrix<S>& W, int T, int v) {
   S means[4];
   for (int k = 0; k < 4; ++k) means[k] = counts[k] > 0 ? sums[k] / S(counts[k]) : S(0);
   S spread(0);
-  for (int i = 0; i < V; ++i) {
+  for (int i = 0; i < rows; ++i) {
     for (int j = 0; j <= V; ++j) {
       using std::abs;
       const S deviation = abs(W(i, j) - means[kind(i, j)]);

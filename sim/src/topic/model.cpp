@@ -133,14 +133,16 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
 
   std::vector<int> count(static_cast<std::size_t>(n_in), 0), group_of(static_cast<std::size_t>(n_in), -1);
   std::vector<int> keys;
-  std::vector<Group> groups;
+  std::vector<Group> groups;  // reused across documents: groups[0..used) are this document's
+  std::size_t used = 0;
+  Eigen::VectorXd g_sum(V);
   std::vector<double> a, dA;
   Eigen::VectorXd o(V), g(V);
   for (const MaskedDocument& doc : documents) {
     const std::size_t N = doc.input.size();
     if (doc.words.size() != N || doc.selected.size() != N) invalid("masked document with inconsistent sizes");
     keys.clear();
-    groups.clear();
+    used = 0;
     long long total_keys = 0;
     for (std::size_t n = 0; n < N; ++n) {
       const int token = doc.input[n];
@@ -154,8 +156,11 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
         if (target < 0 || target >= V) invalid("target word outside [0, V)");
         int& index = group_of[static_cast<std::size_t>(token)];
         if (index < 0) {
-          index = static_cast<int>(groups.size());
-          groups.push_back(Group{token, {}});
+          index = static_cast<int>(used);
+          if (used == groups.size()) groups.emplace_back();
+          groups[used].token = token;
+          groups[used].targets.clear();
+          ++used;
         }
         groups[static_cast<std::size_t>(index)].targets.push_back(target);
       }
@@ -164,7 +169,9 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
     a.assign(nk, 0.0);
     dA.assign(nk, 0.0);
     bool uniform_done = false;
-    for (const Group& group : groups) {
+    if (with_gradient && s.uniform_attention) g_sum.setZero();
+    for (std::size_t gi = 0; gi < used; ++gi) {
+      const Group& group = groups[gi];
       const int b = group.token;
       // Attention over the key tokens (uniform attention is the same for every query: computed once).
       if (total_keys > 0 && (!s.uniform_attention || !uniform_done)) {
@@ -212,6 +219,10 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
         }
       }
       if (!with_gradient) continue;
+      if (s.uniform_attention) {  // the same attention for every query: one update of dM per document, below
+        g_sum += g;
+        continue;
+      }
       dbdec += g;
       for (std::size_t i = 0; i < nk; ++i) dM.col(keys[i]) += a[i] * g;
       if (attention_gradient && nk > 0) {
@@ -223,8 +234,14 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
         for (std::size_t i = 0; i < nk; ++i) dB(keys[i], b) += a[i] * (dA[i] - mean);
       }
     }
+    if (with_gradient && s.uniform_attention && used > 0) {
+      dbdec += g_sum;
+      if (total_keys > 0) {
+        for (std::size_t i = 0; i < nk; ++i) dM.col(keys[i]) += a[i] * g_sum;
+      }
+    }
     for (const int token : keys) count[static_cast<std::size_t>(token)] = 0;
-    for (const Group& group : groups) group_of[static_cast<std::size_t>(group.token)] = -1;
+    for (std::size_t gi = 0; gi < used; ++gi) group_of[static_cast<std::size_t>(groups[gi].token)] = -1;
   }
 
   const double norm = normalisation.tokens_per_document > 0

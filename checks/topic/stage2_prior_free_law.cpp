@@ -67,7 +67,7 @@ struct Params : ParamSet {
                         denominator));
     // Loss evaluations: ~2 x 2 x 240 bisection steps x (4 + K) thetas x 40 T multiprecision operations (~0.2 us).
     const double work = 40000 * (4 + static_cast<double>(thetas(budget))) * T;
-    const double limit = budget.pick(3e6, 3e7, 1e9);
+    const double limit = budget.pick(8e6, 3e7, 1e9);
     require(work <= limit, "T", fmt::format("T = {:g}: about {:.3g} operations, above the budget's {:.3g}", T, work, limit));
   }
 };

@@ -49,24 +49,30 @@ namespace {
 namespace st = sim::topic;
 constexpr long long record_every = 10;
 
+// The ordering is claimed near the authors' figure setting only: the paper calls the two stages sensitive to
+// hyperparameters, and far from it they do fail (the fuzz found t_A = 150 < t_V = 190 at p_c = 0.74, where the
+// optimal attention ratio 1 + T p_c/p_r = 75 pulls the attention early). The ranges below are that neighbourhood.
 struct Params : ParamSet {
-  Vocabulary vocabulary{this, 12, 12};
-  Real alpha{this, "alpha", 0.1, closed(0.05, 1), "Dirichlet concentration of theta", Scale::log};
-  Masking masking{this};
-  Lengths lengths{this, 200};
-  Real lr{this, "lr", 1e-3, closed(2e-4, 5e-3), "Adam step size", Scale::log};
-  Real init{this, "init", 0.01, closed(1e-3, 0.03), "initial scale of W^K, W^Q, W^V (times N(0,1))", Scale::log};
-  Int batch{this, "batch", 40, closed(10, 100), "documents per step"};
+  Int T{this, "T", 10, closed(8, 12), "number of topics (near the figure setting)"};
+  Int v{this, "v", 10, closed(8, 12), "words per topic (near the figure setting)"};
+  Real alpha{this, "alpha", 0.1, closed(0.05, 0.3), "Dirichlet concentration of theta", Scale::log};
+  Real p_m{this, "p_m", 0.15, closed(0.1, 0.25), "probability that a position is selected"};
+  Real p_c{this, "p_c", 0.1, closed(0.05, 0.15), "probability that a selected position keeps its word"};
+  Real p_r{this, "p_r", 0.1, closed(0.05, 0.15), "probability that a selected position becomes a random word"};
+  Int N_min{this, "N_min", 100, closed(80, 150), "shortest document"};
+  Int N_max{this, "N_max", 150, closed(100, 200), "longest document"};
+  Real lr{this, "lr", 1e-3, closed(7e-4, 1.5e-3), "Adam step size", Scale::log};
+  Real init{this, "init", 0.01, closed(5e-3, 0.02), "initial scale of W^K, W^Q, W^V (times N(0,1))", Scale::log};
+  Int batch{this, "batch", 40, closed(20, 60), "documents per step"};
 
   static std::size_t runs(const Budget& budget) { return budget.pick<std::size_t>(1, 3, 10); }
   static long long steps(const Budget& budget) { return budget.pick<long long>(250, 700, 3000); }
 
   void check(const Budget& budget) const override {
-    masking.check();
-    lengths.check();
+    require(N_min.value() <= N_max.value(), "N_max", fmt::format("must be >= N_min = {}", N_min.value()));
     // Cost per step ~ B (N_max + 5 x 3 V x 40) + 3 D^3, measured ~3 ms at the defaults (4e7 of these per second... ).
-    const double V = static_cast<double>(vocabulary.V()), D = V + 1;
-    const double per_step = static_cast<double>(batch.value()) * (static_cast<double>(lengths.N_max.value()) * 40 + 600 * V) + 3 * D * D * D;
+    const double V = static_cast<double>(T.value() * v.value()), D = V + 1;
+    const double per_step = static_cast<double>(batch.value()) * (static_cast<double>(N_max.value()) * 40 + 600 * V) + 3 * D * D * D;
     const double work = per_step * static_cast<double>(steps(budget)) * static_cast<double>(runs(budget));
     const double limit = budget.pick(2e9, 1.5e10, 2e11);
     require(work <= limit, "batch", fmt::format("about {:.3g} operations, above the budget's {:.3g}", work, limit));
@@ -96,7 +102,7 @@ struct Predicted {
 
 st::Structure structure(const Params& p) {
   st::Structure s;
-  s.V = static_cast<int>(p.vocabulary.V());
+  s.V = p.T.as_int() * p.v.as_int();
   s.num_inputs = s.V + 1;
   s.d = s.V + 1;
   s.keys = st::KeySet::unselected;
@@ -142,10 +148,10 @@ class TwoStageValueBeforeAttention final : public ClaimShape<Params, Settings, M
 
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
-    const int T = p.vocabulary.T.as_int(), v = p.vocabulary.v.as_int(), V = T * v;
+    const int T = p.T.as_int(), v = p.v.as_int(), V = T * v;
     const st::DocumentLaw law{.T = T, .v = v, .prior = st::TopicPrior::dirichlet, .alpha = p.alpha, .tau = 1,
-                              .N_min = p.lengths.N_min.as_int(), .N_max = p.lengths.N_max.as_int()};
-    const st::MaskingLaw masking{.p_m = p.masking.p_m, .p_c = p.masking.p_c, .p_r = p.masking.p_r,
+                              .N_min = p.N_min.as_int(), .N_max = p.N_max.as_int()};
+    const st::MaskingLaw masking{.p_m = p.p_m, .p_c = p.p_c, .p_r = p.p_r,
                                  .redraw_if_none = true, .random_over_all_ids = false};
     const st::Structure s = structure(p);
     const long long K = Params::steps(context.budget);

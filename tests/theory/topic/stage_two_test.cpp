@@ -108,3 +108,24 @@ TEST(TheoryTopicStageTwo, LinearTimeSquaredLossEqualsThePerPairSum) {
 
 }  // namespace
 }  // namespace dyncheck::theory::topic
+
+namespace dyncheck::theory::topic {
+namespace {
+
+TEST(TheoryTopicStageTwo, FiniteNSubsetLossReferenceValuesAndLimit) {
+  // Spec §6: N ~ U[100,150], tau = 3, c = 1/v: the finite-N minimiser is 11.6667 (N -> inf: 11).
+  auto L = [](double E) { return finite_n_subset_loss<double>(10, 10, 3, 0.15, 0.1, 0.1, 0.1, E, 100, 150); };
+  const double h = 1e-3;
+  auto slope = [&](double E) { return L(E * (1 + h)) - L(E * (1 - h)); };
+  EXPECT_LT(slope(11.5), 0.0);
+  EXPECT_GT(slope(11.85), 0.0);
+  EXPECT_NEAR(infinite_n_subset_loss<double>(10, 10, 3, 0.1, 0.1, 0.1, 11.0), 0.961538, 1e-6);
+  // Very long documents approach the N -> infinity loss; the correction is O(1/N) (tau = 2 keeps the sum O(N^2)).
+  const double far = finite_n_subset_loss<double>(10, 10, 2, 0.15, 0.1, 0.1, 0.1, 6.0, 4000, 4000);
+  const double inf = infinite_n_subset_loss<double>(10, 10, 2, 0.1, 0.1, 0.1, 6.0);
+  EXPECT_NEAR(far, inf, 5e-5);
+  EXPECT_GT(far, inf);
+}
+
+}  // namespace
+}  // namespace dyncheck::theory::topic

@@ -21,7 +21,9 @@
 
 #include <dyncheck/portable/math.hpp>
 #include <dyncheck/theory/numeric/scalar.hpp>
+#include <dyncheck/theory/topic/stage_one.hpp>
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -230,6 +232,119 @@ S subset_law(int T, int v, int tau, const S& p_c, const S& p_r, const S& c) {
   const S denominator = c * S(v) * (p_c + S(tau) * p_r / S(T)) - p_c;
   if (!(denominator > S(0))) return std::numeric_limits<S>::infinity();
   return 1 + p_c * S(tau) / denominator;
+}
+
+/// How the random-word share of the masking is read in finite_n_subset_loss (the second is the authors' code:
+/// a random id over V + 4 ids, whose 4 specials make a uniform-attention query).
+enum class RandomToken { word, any_id };
+
+/**
+ * The exact finite-N stage-2 loss ((C) key set, tau-subset documents, W^V = c blockones, c_d = c_M = 0, squared
+ * loss, same-word logit = same-topic logit, so only E matters), documents N ~ U{N_min..N_max} weighted by their
+ * selected tokens (specs/topic.md §6 "Finite N, exact"). By symmetry the target's topic is topic 1 of S. Given N,
+ * the keys number U ~ Bin(N-1, 1-p_m) and their topic counts are n ~ Mult(U, 1/tau); a query whose topic j is in S
+ * puts masses m_i = n_i E^[i=j] / Z on the topics of S; the loss is v sum_i (c m_i)^2 - 2 c m_1 + 1 (1 when U = 0).
+ * Query weights: j = 1: p_c + p_r/T; each j = 2..tau: p_r/T; a uniform query (a word of a topic outside S, or
+ * [MASK]): (T - tau) p_r/T + 1 - p_c - p_r. tau in {1, 2, 3} (the sum over n costs O(U^(tau-1))). `length` as in
+ * stage_one.hpp; with `infinite` the N -> infinity value (n/U = 1/tau) is returned instead.
+ */
+template <class S>
+std::vector<S> finite_n_subset_losses(int T, int v, int tau, const S& p_m, const S& p_c, const S& p_r, const S& c,
+                                      const std::vector<S>& Es, int N_min, int N_max, RandomToken random = RandomToken::word) {
+  if (tau < 1 || tau > 3 || tau > T) throw std::invalid_argument("finite_n_subset_loss: tau must be in {1, 2, 3} and <= T");
+  if (N_min < 1 || N_max < N_min) throw std::invalid_argument("finite_n_subset_loss: need 1 <= N_min <= N_max");
+  const S V(T * v);
+  const S word_share = random == RandomToken::word ? S(1) : V / (V + 4);
+  const S w_own = p_c + p_r * word_share / S(T), w_other = p_r * word_share / S(T);
+  const S w_uniform = 1 - w_own - S(tau - 1) * w_other;
+  const S vv(v);
+  // Expected loss given the topic counts n (n[0]: the target's topic) for attention ratio E.
+  auto expected_given_n = [&](const std::array<S, 3>& n, const S& E) {
+    S total(0);
+    for (int j = -1; j < tau; ++j) {  // j = -1: a uniform query
+      S Z(0), sum(0);
+      for (int i = 0; i < tau; ++i) Z += n[static_cast<std::size_t>(i)] * (i == j ? E : S(1));
+      for (int i = 0; i < tau; ++i) {
+        const S m = n[static_cast<std::size_t>(i)] * (i == j ? E : S(1)) / Z;
+        sum += m * m;
+      }
+      const S m1 = n[0] * (j == 0 ? E : S(1)) / Z;
+      const S loss = vv * c * c * sum - 2 * c * m1 + 1;
+      total += (j == -1 ? w_uniform : (j == 0 ? w_own : w_other)) * loss;
+    }
+    return total;
+  };
+  const S share = 1 / S(tau);
+  std::vector<std::vector<S>> half;  // half[m] = Bin(m, 1/2), for tau = 3
+  if (tau == 3) {
+    for (int m = 0; m < N_max; ++m) half.push_back(binomial_pmf<S>(m, S(1) / 2));
+  }
+  const std::size_t K = Es.size();
+  // lbar[u][k] = E[loss | U = u] at E = Es[k], u = 0..N_max - 1 (U = 0: output 0, loss 1).
+  std::vector<std::vector<S>> lbar(static_cast<std::size_t>(N_max), std::vector<S>(K, S(1)));
+  for (int u = 1; u < N_max; ++u) {
+    std::vector<S> total(K, S(0));
+    if (tau == 1) {
+      for (std::size_t k = 0; k < K; ++k) total[k] = expected_given_n({S(u), S(0), S(0)}, Es[k]);
+    } else {
+      const std::vector<S> first = binomial_pmf<S>(u, share);
+      for (int n1 = 0; n1 <= u; ++n1) {
+        if (tau == 2) {
+          for (std::size_t k = 0; k < K; ++k) {
+            total[k] += first[static_cast<std::size_t>(n1)] * expected_given_n({S(n1), S(u - n1), S(0)}, Es[k]);
+          }
+          continue;
+        }
+        const std::vector<S>& second = half[static_cast<std::size_t>(u - n1)];
+        for (int n2 = 0; n2 <= u - n1; ++n2) {
+          const S weight = first[static_cast<std::size_t>(n1)] * second[static_cast<std::size_t>(n2)];
+          for (std::size_t k = 0; k < K; ++k) {
+            total[k] += weight * expected_given_n({S(n1), S(n2), S(u - n1 - n2)}, Es[k]);
+          }
+        }
+      }
+    }
+    lbar[static_cast<std::size_t>(u)] = total;
+  }
+  S weight_sum(0);
+  std::vector<S> loss(K, S(0));
+  for (int N = N_min; N <= N_max; ++N) {
+    S none(1);
+    for (int i = 0; i < N; ++i) none *= 1 - p_m;
+    const S w = S(N) / (1 - none);
+    const std::vector<S> pmf = binomial_pmf<S>(N - 1, 1 - p_m);
+    weight_sum += w;
+    for (int u = 0; u < N; ++u) {
+      for (std::size_t k = 0; k < K; ++k) loss[k] += w * pmf[static_cast<std::size_t>(u)] * lbar[static_cast<std::size_t>(u)][k];
+    }
+  }
+  for (S& l : loss) l /= weight_sum;
+  return loss;
+}
+
+/// finite_n_subset_losses at one E.
+template <class S>
+S finite_n_subset_loss(int T, int v, int tau, const S& p_m, const S& p_c, const S& p_r, const S& c, const S& E,
+                       int N_min, int N_max, RandomToken random = RandomToken::word) {
+  return finite_n_subset_losses<S>(T, v, tau, p_m, p_c, p_r, c, std::vector<S>{E}, N_min, N_max, random)[0];
+}
+
+/// The N -> infinity value of the same setting (n/U = 1/tau exactly), with the same query weights.
+template <class S>
+S infinite_n_subset_loss(int T, int v, int tau, const S& p_c, const S& p_r, const S& c, const S& E,
+                         RandomToken random = RandomToken::word) {
+  StageTwoSetting<S> s;
+  s.T = T;
+  s.v = v;
+  s.p_c = p_c;
+  const S V(T * v);
+  s.p_r = random == RandomToken::word ? p_r : p_r * V / (V + 4);
+  s.c_s = c;
+  s.c_d = 0;
+  s.c_M = 0;
+  // With the code's random id, the share p_r 4/(V+4) of special-id queries attends uniformly, like [MASK]:
+  // stage_two_loss's [MASK] weight 1 - p_c - p_r (with the reduced p_r) already counts it.
+  return stage_two_loss(s, subset_theta<S>(T, tau), StageTwoAttention<S>{E, S(0), S(0)});
 }
 
 }  // namespace dyncheck::theory::topic

@@ -17,8 +17,8 @@ inline void require(bool ok, const std::string& name, const std::string& message
 
 /// T topics of v words each (V = T v words, D = V + 1 ids with [MASK]).
 struct Vocabulary {
-  Vocabulary(ParamSet* owner, long long T_max, long long v_max)
-      : T{owner, "T", 10, closed(2, static_cast<double>(T_max)), "number of topics"},
+  Vocabulary(ParamSet* owner, long long T_max, long long v_max, long long T_min = 2)
+      : T{owner, "T", 10, closed(static_cast<double>(T_min), static_cast<double>(T_max)), "number of topics"},
         v{owner, "v", 10, closed(1, static_cast<double>(v_max)), "words per topic"} {}
   Int T;
   Int v;
@@ -39,11 +39,12 @@ struct Masking {
   }
 };
 
-/// Document lengths N ~ U{N_min..N_max}.
+/// Document lengths N ~ U{N_min..N_max}. The ranges meet at 150 (the spec's N_max), so that every pair of values
+/// in them is valid (N_min <= N_max) and random points of the fuzz test are not refused for their order.
 struct Lengths {
   Lengths(ParamSet* owner, long long N_max_limit)
-      : N_min{owner, "N_min", 100, closed(2, static_cast<double>(N_max_limit)), "shortest document"},
-        N_max{owner, "N_max", 150, closed(2, static_cast<double>(N_max_limit)), "longest document"} {}
+      : N_min{owner, "N_min", 100, closed(2, 150), "shortest document"},
+        N_max{owner, "N_max", 150, closed(150, static_cast<double>(N_max_limit)), "longest document"} {}
   Int N_min;
   Int N_max;
   void check() const {

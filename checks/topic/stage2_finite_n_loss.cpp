@@ -44,8 +44,8 @@ namespace tt = theory::topic;
 namespace st = sim::topic;
 
 struct Params : ParamSet {
-  Vocabulary vocabulary{this, 20, 20};
-  Int tau{this, "tau", 3, closed(2, 3), "topics per document (the exact sum costs O(N^(tau-1)))"};
+  Vocabulary vocabulary{this, 20, 20, 3};  // T >= 3 >= tau
+  Int tau{this, "tau", 3, closed(2, 3), "topics per document (<= T; the exact sum costs O(N^(tau-1)))"};
   Real c{this, "c", 0.1, closed(0.02, 2), "block value of the frozen W^V", Scale::log};
   Masking masking{this};
   Lengths lengths{this, 300};

@@ -60,7 +60,7 @@ struct Params : ParamSet {
   Real p_c{this, "p_c", 0.1, closed(0.05, 0.15), "probability that a selected position keeps its word"};
   Real p_r{this, "p_r", 0.1, closed(0.05, 0.15), "probability that a selected position becomes a random word"};
   Int N_min{this, "N_min", 100, closed(80, 150), "shortest document"};
-  Int N_max{this, "N_max", 150, closed(100, 200), "longest document"};
+  Int N_max{this, "N_max", 150, closed(150, 200), "longest document"};
   Real lr{this, "lr", 1e-3, closed(7e-4, 1.5e-3), "Adam step size", Scale::log};
   Real init{this, "init", 0.01, closed(5e-3, 0.02), "initial scale of W^K, W^Q, W^V (times N(0,1))", Scale::log};
   Int batch{this, "batch", 40, closed(20, 60), "documents per step"};

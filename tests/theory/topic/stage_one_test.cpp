@@ -1,0 +1,95 @@
+// Tests of theory/topic/stage_one.hpp: the spec's reference values (specs/topic.md §9 C1, C3), the
+// closed forms against the direct solve, and values from an independent numpy/mpmath computation
+// (reference_values.py in this folder; printed digits pasted here).
+
+#include "dyncheck/theory/topic/stage_one.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace dyncheck::theory::topic {
+namespace {
+
+TEST(TheoryTopicStageOne, ExcludedKeysInfiniteNReferenceValues) {
+  const auto m = dirichlet_moments<double>(10, 0.1);
+  const auto w = excluded_keys_closed_form<double>(10, 10, rho_topic(m, 10), 1e-3);
+  EXPECT_NEAR(w.same, 0.0840909091, 1e-10);
+  EXPECT_NEAR(w.diff, 7.57575758e-4, 1e-12);
+  const auto s = subset_moments<double>(10, 3);
+  const auto ws = excluded_keys_closed_form<double>(10, 10, rho_topic(s, 10), 1e-3);
+  EXPECT_NEAR(ws.same, 0.0740393627, 1e-10);
+  EXPECT_NEAR(ws.diff, 1.87441425e-3, 1e-11);
+}
+
+TEST(TheoryTopicStageOne, FiniteLengthEtaAndFormula) {
+  const auto length = length_statistics<double>(100, 150, 0.15);
+  EXPECT_NEAR(length.inverse_keys, 0.0095026, 5e-8);
+  const auto m = dirichlet_moments<double>(10, 0.1);
+  const auto w = excluded_keys_closed_form<double>(10, 10, rho_topic(m, 10), 1e-3, &length);
+  EXPECT_NEAR(w.same, 0.0835017, 1e-7);
+  EXPECT_NEAR(w.diff, 8.2305e-4, 1e-8);
+}
+
+TEST(TheoryTopicStageOne, ClosedFormsEqualTheDirectSolve) {
+  for (const bool finite : {false, true}) {
+    const auto length = length_statistics<mp50>(20, 30, mp50("0.2"));
+    const auto m = subset_moments<mp50>(4, 2);
+    const mp50 lambda("0.003");
+    const auto eq = excluded_keys_equations<mp50>(4, 3, m, finite ? &length : nullptr);
+    const auto summary = block_summary<mp50>(ridge_solution(eq, lambda), 4, 3);
+    const auto closed = excluded_keys_closed_form<mp50>(4, 3, rho_topic(m, 3), lambda, finite ? &length : nullptr);
+    EXPECT_LT(to_double(abs(summary.mean.same - closed.same)), 1e-40);
+    EXPECT_LT(to_double(abs(summary.mean.diag - closed.diag)), 1e-40);
+    EXPECT_LT(to_double(abs(summary.mean.diff - closed.diff)), 1e-40);
+    EXPECT_LT(to_double(abs(summary.mean.mask)), 1e-40);
+    EXPECT_LT(to_double(summary.spread), 1e-40);
+  }
+}
+
+TEST(TheoryTopicStageOne, AllKeysReferenceValues) {
+  const auto m = dirichlet_moments<double>(10, 0.1);
+  const auto infinite = block_summary<double>(ridge_solution(all_keys_equations<double>(10, 10, m, 0.15, 0.1, 0.1), 1e-3), 10, 10);
+  EXPECT_NEAR(infinite.mean.diag, 0.0859030, 1e-7);
+  EXPECT_NEAR(infinite.mean.same, 0.0859030, 1e-7);
+  EXPECT_NEAR(infinite.mean.diff, -0.0053200, 1e-7);
+  EXPECT_NEAR(infinite.mean.mask, 0.0518493, 1e-7);
+  const auto length = length_statistics<double>(100, 150, 0.15);
+  const auto finite =
+      block_summary<double>(ridge_solution(all_keys_equations<double>(10, 10, m, 0.15, 0.1, 0.1, &length), 1e-3), 10, 10);
+  EXPECT_NEAR(finite.mean.diag, 0.0936498, 1e-7);
+  EXPECT_NEAR(finite.mean.same, 0.0861728, 1e-7);
+  EXPECT_NEAR(finite.mean.diff, -0.0039808, 1e-7);
+  EXPECT_NEAR(finite.mean.mask, 0.0397075, 1e-7);
+  const auto limit = all_keys_min_norm_closed_form<double>(10, 10, mask_fractions<double>(0.15, 0.1, 0.1));
+  EXPECT_NEAR(limit.same, 0.1080202, 1e-7);
+  EXPECT_NEAR(limit.diff, -0.0075867, 1e-7);
+  EXPECT_NEAR(limit.mask, 0.0541908, 1e-7);
+}
+
+TEST(TheoryTopicStageOne, AllKeysMinimumNormIsTheSmallRidgeLimit) {
+  const auto m = dirichlet_moments<mp50>(3, mp50("0.7"));
+  const auto eq = all_keys_equations<mp50>(3, 2, m, mp50("0.3"), mp50("0.2"), mp50("0.15"));
+  const mp50 lambda("1e-20");
+  const auto at = block_summary<mp50>(ridge_solution(eq, lambda), 3, 2).mean;
+  const auto half = block_summary<mp50>(ridge_solution(eq, lambda / 2), 3, 2).mean;
+  const auto closed = all_keys_min_norm_closed_form<mp50>(3, 2, mask_fractions<mp50>(mp50("0.3"), mp50("0.2"), mp50("0.15")));
+  // Richardson: 2 W(lambda/2) - W(lambda) = W(0) + O(lambda^2).
+  EXPECT_LT(to_double(abs(2 * half.same - at.same - closed.same)), 1e-28);
+  EXPECT_LT(to_double(abs(2 * half.diff - at.diff - closed.diff)), 1e-28);
+  EXPECT_LT(to_double(abs(2 * half.mask - at.mask - closed.mask)), 1e-28);
+}
+
+TEST(TheoryTopicStageOne, BinomialPmfSumsToOneAndHasItsMean) {
+  const auto pmf = binomial_pmf<double>(2000, 0.85);
+  double total = 0, mean = 0;
+  for (std::size_t k = 0; k < pmf.size(); ++k) {
+    total += pmf[k];
+    mean += static_cast<double>(k) * pmf[k];
+  }
+  EXPECT_NEAR(total, 1.0, 1e-13);
+  EXPECT_NEAR(mean, 1700.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace dyncheck::theory::topic

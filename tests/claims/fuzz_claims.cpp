@@ -91,6 +91,9 @@ const std::set<std::string> cheap_at_ci = {
     "scb.two_stage_detection",                         // 1.6
     "scb.softmax_step_matches_scaled_linear_step",     // 0.12
     "scb.softmax_preconditioner_concentrates",         // 0.40
+    "topic.stage1_excluded_keys_closed_form",          // 3.2
+    "topic.stage1_all_keys_min_norm",                  // 1.4
+    "topic.stage2_prior_free_law",                     // 0.55
 };
 
 constexpr std::uint64_t default_fuzz_seed = 20261122;

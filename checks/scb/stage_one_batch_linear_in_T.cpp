@@ -73,7 +73,7 @@ struct Params : ParamSet {
 
   void check(const Budget&) const override {
     require(T_max >= 4 * T_min, "T_max",
-            fmt::format("parameter 'T_max' must be an integer in [4 T_min, 5000] = [{}, 5000]", 4 * T_min.value()));
+            fmt::format("must be an integer in [4 T_min, 5000] = [{}, 5000]", 4 * T_min.value()));
     require_sparsity(support.Q, T_min);
   }
 };

@@ -6,9 +6,11 @@
 
 namespace dyncheck::checks::scb {
 
-/// N, the vocabulary size of the SCB instance.
+/// N, the vocabulary size of the SCB instance; a claim whose derivation holds for fewer words
+/// passes its largest N and the reason.
 struct Vocabulary {
-  explicit Vocabulary(ParamSet* owner) : N{owner, "N", 3, closed(2, 20), "vocabulary size"} {}
+  explicit Vocabulary(ParamSet* owner, long long N_max = 20, const char* description = "vocabulary size")
+      : N{owner, "N", 3, closed(2, static_cast<double>(N_max)), description} {}
   Int N;
 };
 

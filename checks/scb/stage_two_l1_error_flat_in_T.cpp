@@ -376,21 +376,26 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     const double delta = context.false_failure_rate() / comparisons_total;
     Verdict verdict;
 
-    // ---- Population.
+    // ---- Population (deterministic: no statistical term).
+    auto population_gd = [](double value, double rounding = 0, std::string rounding_reason = {}) {
+      Measurement measurement = measured_exactly(value, rounding, std::move(rounding_reason));
+      measurement.half_width_reason = "deterministic population GD";
+      return measurement;
+    };
     verdict.comparisons.push_back(checks::compare(
         fmt::format("population: max off-support |a_k,t| after {} stage-2 steps (lambda = {:.4g})", m.pop_steps,
                     m.lambda_pop),
-        {0, 0, "exact: the soft threshold sets entries to 0"}, measured_exactly(m.off_support, 0, "deterministic population GD"),
+        {0, 0, "exact: the soft threshold sets entries to 0"}, population_gd(m.off_support),
         {0, "none: exact zeros are claimed"}, {0.1 / T, "a tenth of the uniform attention 1/T"}));
     verdict.comparisons.push_back(checks::compare(
         "population: max |a_k/1'a_k - q_k| (q uniform on its support)", {0, 0, "exact"},
-        measured_exactly(m.attention_gap, 1e-12,
+        population_gd(m.attention_gap, 1e-12,
                          "round-off: on-support entries follow the same recurrence and differ only by rounding"),
         {0, "none"}, {1e-6, "an O(lambda) error (lambda >= 1e-6) must show"}));
     verdict.comparisons.push_back(checks::compare(
         fmt::format("population: |V/colsum - P|_F at lambda / at lambda/10 (lambda = {:.4g})", m.lambda_pop),
         {t.V_error_ratio, 0, "exact exponent 1"},
-        measured_exactly(m.value_error / m.value_error_tenth, 1e-9 / m.value_error_tenth,
+        population_gd(m.value_error / m.value_error_tenth, 1e-9 / m.value_error_tenth,
                          "round-off of the smaller error"),
         {2.0, "20% (spec §8 claim 13): O(lambda^2) terms and the slow drift along the valley V -> cP, a -> a/c"},
         {5.0, "an error exponent off by 0.2 or more (ratio 10^1.2 = 15.8) must show"}));

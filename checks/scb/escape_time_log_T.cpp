@@ -54,6 +54,7 @@
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/phases.hpp"
+#include "escape_prediction.hpp"
 #include "params.hpp"
 #include "theory_instance.hpp"
 
@@ -63,30 +64,6 @@ namespace {
 namespace tscb = theory::scb;
 
 constexpr long long max_steps = 100000;
-
-double least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    mx += x[i];
-    my += y[i];
-  }
-  mx /= static_cast<double>(x.size());
-  my /= static_cast<double>(x.size());
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) * (x[i] - mx);
-  }
-  return sxy / sxx;
-}
-
-/// How much later than t_lin the linearised GD, with its decaying mode, reaches c: x_t = (eta/r)((1+r)^t -
-/// (1-r)^t)/(2T) and (1-r)^t <= (1+r)^{-t}, so with q = eta/(2cTr) the crossing moves by at most
-/// -ln(1 - q^2)/ln(1 + r) steps (needs q < 1).
-double decaying_mode_shift(double c, double T, double eta, double r) {
-  const double q = eta / (2 * c * T * r);
-  return q < 1 ? -portable::log1p(-q * q) / portable::log1p(r) : std::numeric_limits<double>::infinity();
-}
 
 struct Params : ParamSet {
   Vocabulary vocabulary{this};
@@ -153,9 +130,7 @@ struct Measured {
   std::vector<Escape> points;
 };
 
-struct Point {
-  double linear = 0, delay = 0, phase = 0, slack = 0, decay = 0, r = 0, landing = 0;
-};
+using Point = EscapePoint;
 
 struct Predicted {
   std::vector<Point> points;
@@ -192,18 +167,9 @@ class EscapeTimeLogT final : public ClaimShape<Params, Settings, Measured, Predi
     const double eta = p.eta, b = p.eta_A_K_P, c = p.c;
     Predicted predicted;
     for (const Escape& e : m.points) {
-      Point point;
-      point.r = tscb::growth_rate(eta, e.rho_bar, b);
-      point.landing = tscb::landing_alpha(eta, e.rho_bar, b);
-      const double r = s.growth_factor * (s.square_root ? point.r : eta * e.rho_bar * b);
-      point.linear = portable::log(2 * c * e.T / s.drift * r / eta) / portable::log1p(r);
-      const auto discrete = tscb::escape_delay_discrete(c, eta, e.rho_bar, b);
-      point.delay = discrete.delay;
-      point.phase = discrete.phase_error;
-      point.slack = 2 * eta * (1 + point.r) /
-                    (point.r * e.T * portable::log1p(point.r) * (1 - c * c / (point.landing * point.landing)));
-      point.decay = decaying_mode_shift(c, e.T, eta, point.r);
-      predicted.points.push_back(point);
+      const double r_true = tscb::growth_rate(eta, e.rho_bar, b);
+      const double r = s.growth_factor * (s.square_root ? r_true : eta * e.rho_bar * b);
+      predicted.points.push_back(escape_point(c, e.T, eta, e.rho_bar, b, r, s.drift));
     }
     return predicted;
   }
@@ -241,21 +207,11 @@ class EscapeTimeLogT final : public ClaimShape<Params, Settings, Measured, Predi
       escape.push_back(m.points[j].steps);
       predicted.push_back(points[j].linear + points[j].delay);
     }
-    double mean_log = 0;
-    for (double l : log_T) mean_log += l;
-    mean_log /= static_cast<double>(log_T.size());
-    double sxx = 0, positive = 0, weighted_slack = 0;
-    for (std::size_t j = 0; j < points.size(); ++j) {
-      const double dev = log_T[j] - mean_log;
-      sxx += dev * dev;
-      if (dev > 0) positive += dev;
-      weighted_slack += std::abs(dev) * (points[j].slack + points[j].phase + points[j].decay);
-    }
     const double slope_theory = least_squares_slope(log_T, predicted);
     verdict.comparisons.push_back(checks::compare(
         "least-squares slope of t_esc against ln T", {slope_theory, 1e-12, "closed form in double"},
         measured_exactly(least_squares_slope(log_T, escape)),
-        {(positive + weighted_slack) / sxx,
+        {escape_slope_error(log_T, points),
          "largest slope integer rounding can fake, sum_{l_i > mean}(l_i - mean)/sum (l_i - mean)^2, plus the "
          "Delta(T), phase-error and decaying-mode terms weighted alike"},
         {0.25 * slope_theory, "0.25 x the predicted slope: the wrong-eigenvalue slope 1/ln(1 + r^2) differs by far more"}));

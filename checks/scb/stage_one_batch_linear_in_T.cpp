@@ -20,19 +20,30 @@
 // Tolerance: slope: bias 1/ln √(T_min T_max) (a ln T factor in B_90 changes the local slope by
 //   1/ln T) + statistical (the endpoint intervals); prefactor: bias 0.1 (non-Gaussian and O(1/T)
 //   noise terms that do not scale with K_2/K_P², not derived) + statistical.
-// Resolution: slope 0.5 (B ∝ √T is told apart); prefactor ln 2.
-// Mutants: batch_sqrt_T (slope 1/2), prefactor_without_K_2 (B ∝ T/K_P²).
+// Resolution: slope 0.5 (B ∝ √T is told apart); prefactor ln 2. What the ci budget resolves: a
+//   mutant fails when it moves a prediction by more than the tolerance; at the defaults that is 0.41
+//   in the slope (0.19 statistical + 0.22 log-factor bias: an exponent off by ~40%) and 0.44 in
+//   ln(B_90'/B_90) (0.34 + 0.1: the K_2/K_P^2 ratio off by a factor ~1.55). A mutant of a few percent
+//   in one coefficient (slope 1.05, or the ratio's logarithm x 1.05, a shift of 0.06) is far inside
+//   both, so the claim declares none: B_90 is a 90% crossing of success fractions on a factor-1.25
+//   grid, and its Clopper-Pearson interval at delta/3 is ~±0.3 in ln B at 300-850 seeds per point.
+// Mutants (edits of Settings): batch_sqrt_T (slope 1/2), prefactor_without_K_2 (B ∝ T/K_P²).
+// Shares: the three B_90 intervals hold together with probability >= 1 - delta (delta/3 each); the
+//   slope comparison records the two it uses (T_min, T_max), the prefactor comparison the mixed
+//   instance's only (its T_min interval is the slope's, already recorded).
+// Cost: refused up front (ParamError on T_max) when sum over the grid of seeds x B x 2 t_esc x (T + N^2)
+//   exceeds 6e10 at ci (the default point is 1.4e10, ~22 s on one thread) or 1e9 at smoke.
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <limits>
-#include <tuple>
 
-#include "dyncheck/checks/experiment.hpp"
 #include "claims.hpp"
+#include "dyncheck/checks/claim_shape.hpp"
+#include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/replicates.hpp"
@@ -42,6 +53,7 @@
 #include "dyncheck/theory/scb/linearised.hpp"
 #include "dyncheck/theory/scb/symmetric_2d.hpp"
 #include "finite_sample_support.hpp"
+#include "params.hpp"
 
 namespace dyncheck::checks::scb {
 namespace {
@@ -50,6 +62,27 @@ constexpr double target_fraction = 0.9;
 constexpr double z_90 = 1.2815515655446004;  // Φ^{-1}(0.9)
 constexpr std::array<double, 7> grid_factors = {0.8, 1.0, 1.25, 1.6, 2.0, 2.5, 3.2};
 constexpr int estimated_batches = 3;  // B_90 at T_min and T_max, and of the mixed instance at T_ref = T_min
+
+struct Params : ParamSet {
+  Vocabulary vocabulary{this};
+  Support support{this, "support size of every q^(k), at most T_min/4"};
+  Int T_min{this, "T_min", 32, closed(8, 1250), "smallest context length"};
+  Int T_max{this, "T_max", 256, closed(32, 5000), "largest context length, at least 4 T_min"};
+  StepSizes rates{this, 0.5, 0.5, 0.25};
+  Real identity_mix{this, "identity_mix", 0.5, open_closed(0, 0.9), "P' = m I + (1 - m) P for the prefactor instance"};
+
+  void check(const Budget&) const override {
+    require(T_max >= 4 * T_min, "T_max",
+            fmt::format("must be an integer in [4 T_min, 5000] = [{}, 5000]", 4 * T_min.value()));
+    require_sparsity(support.Q, T_min);
+  }
+};
+
+/// The theory's knobs; the default is the claim's theory.
+struct Settings {
+  double exponent = 1;      ///< B_90 ∝ T^exponent
+  bool prefactor_K_2 = true;  ///< B_90 ∝ K_2/K_P^2; false: ∝ 1/K_P^2
+};
 
 struct GridPoint {
   long long batch = 0;
@@ -91,59 +124,137 @@ Crossing batch_crossing(const std::vector<GridPoint>& grid, double delta) {
   return {point, crossing(log_batch, upper), crossing(log_batch, lower)};
 }
 
-class StageOneBatchLinearInT final : public Claim {
- public:
-  const ClaimInfo& info() const override { return info_; }
+double finite_or_huge(double x) { return std::isfinite(x) ? x : 1e9; }
 
-  Verdict run(const RunContext& context) const override {
-    const auto& p = context.params;
-    const int N = static_cast<int>(p.get_int("N")), Q = static_cast<int>(p.get_int("Q"));
-    const int T_min = static_cast<int>(p.get_int("T_min")), T_max = static_cast<int>(p.get_int("T_max"));
-    if (T_max < 4 * T_min) {
-      throw ParamError("T_max", fmt::format("parameter 'T_max' must be an integer in [4 T_min, 5000] = [{}, 5000]",
-                                            4 * T_min));
-    }
-    require_sparsity(Q, T_min);
-    const double eta = p.get("eta"), eta_A_K_P = p.get("eta_A_K_P"), mix = p.get("identity_mix");
-    const std::size_t seeds = context.budget.pick<std::size_t>(2, 300, 1000);
+long long escape_steps(int T, double eta, double rho_bar, double eta_A_K_P) {
+  const auto t = theory::scb::population_escape_steps<theory::mp50>(
+      theory::mp50(0.5), theory::mp50(T), theory::mp50(eta), theory::mp50(rho_bar), theory::mp50(eta_A_K_P),
+      theory::mp50(0), theory::mp50(0), 100000);
+  if (!t) throw std::runtime_error("population escape not reached within 1e5 steps");
+  return *t;
+}
+
+/// One instance at one T: its constants, the window 2 t_esc^pop and the batch grid around c_lin.
+struct Setup {
+  sim::scb::Instance instance;
+  MeasurementConstants mc;
+  long long window = 0;
+  double c_lin = 0;
+  std::vector<long long> batches;
+  std::size_t seeds = 0;
+};
+
+/// One measured B_90: the grid's outcomes and the crossing.
+struct Estimate {
+  int T = 0;
+  MeasurementConstants mc;
+  long long window = 0;
+  double c_lin = 0;
+  std::vector<GridPoint> grid;
+  Crossing crossing;
+};
+
+struct Measured {
+  std::size_t seeds = 0;
+  double delta_each = 0;
+  std::vector<Estimate> by_T;  ///< T_min, 2 T_min, ..., T_max
+  Estimate mixed;              ///< the mixed instance at T_ref = T_min
+};
+
+struct Predicted {
+  double slope = 1;
+  double log_ratio = 0;  ///< ln of the predicted B_90(mixed)/B_90 at T_ref
+};
+
+std::string describe(const std::vector<GridPoint>& grid) {
+  std::string text;
+  for (const GridPoint& g : grid) {
+    text += fmt::format("{}{}: {}/{}", text.empty() ? "" : ", ", g.batch, g.successes, g.trials);
+    if (g.diverged > 0) text += fmt::format(" ({} diverged)", g.diverged);
+  }
+  return text;
+}
+
+class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measured, Predicted> {
+ public:
+  StageOneBatchLinearInT() : ClaimShape(claim_info(), mutants()) {}
+
+ protected:
+  Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
+    const int N = p.vocabulary.N.as_int(), Q = p.support.Q.as_int();
+    const int T_min = p.T_min.as_int(), T_max = p.T_max.as_int();
+    const double eta = p.rates.eta, eta_A_K_P = p.rates.eta_A_K_P;
+    Measured m;
+    m.seeds = context.budget.pick<std::size_t>(2, 300, 1000);
+    m.delta_each = context.false_failure_rate() / estimated_batches;
 
     std::vector<int> Ts;
     for (int T = T_min; T <= T_max; T *= 2) Ts.push_back(T);
     if (Ts.back() != T_max) Ts.push_back(T_max);
     if (context.budget.level == BudgetLevel::smoke) Ts = {T_min, T_max};  // plumbing only
-    const int T_ref = Ts[0];
     // More seeds where runs are cheap (cost ∝ T² at fixed B/T): n(T) = seeds √(T_max/T), which
     // sharpens the small-T end of the slope and the prefactor at T_ref = T_min.
     auto seeds_at = [&](int T) {
-      return static_cast<std::size_t>(std::ceil(static_cast<double>(seeds) * std::sqrt(static_cast<double>(T_max) / T)));
+      return static_cast<std::size_t>(std::ceil(static_cast<double>(m.seeds) * std::sqrt(static_cast<double>(T_max) / T)));
     };
-
-    const double delta_each = context.false_failure_rate() / estimated_batches;
-    // Measures B_90 on one instance family (P fixed by the stream, supports per T).
-    auto measure = [&](int T, double identity_mix, const std::string& name) {
-      const sim::scb::Instance instance = draw_instance(
-          context, {.N = N, .T = T, .Q = Q, .identity_mix = identity_mix}, name);
-      const MeasurementConstants mc = measurement_constants(instance);
-      const double eta_A = eta_A_K_P / mc.K_P;
-      const long long window =
-          2 * escape_steps(T, eta, mc.rho_bar, eta_A_K_P);  // 2 t_esc^pop
-      const double r = std::sqrt(eta * mc.rho_bar * eta_A_K_P);
-      const double c_lin = r * z_90 * z_90 / 2;
-      const double unit = T * mc.K_2 / (mc.K_P * mc.K_P);
-      const sim::scb::Sampler sampler(instance);
-      std::vector<GridPoint> grid;
+    // The instances (P fixed by the stream, supports per T) and their grids, before any SGD run.
+    auto setup = [&](int T, double identity_mix, const std::string& name) {
+      Setup s;
+      s.instance = draw_instance(context, {.N = N, .T = T, .Q = Q, .identity_mix = identity_mix}, name);
+      s.mc = measurement_constants(s.instance);
+      s.window = 2 * escape_steps(T, eta, s.mc.rho_bar, eta_A_K_P);  // 2 t_esc^pop
+      const double r = std::sqrt(eta * s.mc.rho_bar * eta_A_K_P);
+      s.c_lin = r * z_90 * z_90 / 2;
+      const double unit = T * s.mc.K_2 / (s.mc.K_P * s.mc.K_P);
       for (double factor : grid_factors) {
+        long long batch = std::max<long long>(1, std::llround(factor * s.c_lin * unit));
+        if (!s.batches.empty() && batch <= s.batches.back()) batch = s.batches.back() + 1;
+        s.batches.push_back(batch);
+      }
+      s.seeds = seeds_at(T);
+      return s;
+    };
+    std::vector<Setup> setups;
+    for (int T : Ts) setups.push_back(setup(T, 0.0, "instance"));
+    setups.push_back(setup(Ts[0], p.identity_mix, "mixed_instance"));
+
+    // Cost: every seed of every grid point runs at most 2 t_esc steps of B samples of O(T + N^2).
+    {
+      double work = 0;
+      for (const Setup& s : setups) {
+        for (long long batch : s.batches) {
+          work += static_cast<double>(s.seeds) * static_cast<double>(batch) * static_cast<double>(s.window) *
+                  (static_cast<double>(s.instance.T) + static_cast<double>(N) * N);
+        }
+      }
+      const double work_max = context.budget.pick<double>(1e9, 6e10, std::numeric_limits<double>::infinity());
+      if (work > work_max) {
+        throw ParamError("T_max", fmt::format("this point needs sum over the grid of seeds x B x 2 t_esc x (T + N^2) = "
+                                              "{:.3g} sample-token units, more than the {} budget's limit {:.3g} (B "
+                                              "grows like T K_2/K_P^2); use a smaller T_max, T_min or N",
+                                              work, to_string(context.budget.level), work_max));
+      }
+    }
+
+    auto run = [&](const Setup& s, const std::string& name) {
+      Estimate e;
+      e.T = s.instance.T;
+      e.mc = s.mc;
+      e.window = s.window;
+      e.c_lin = s.c_lin;
+      const double eta_A = eta_A_K_P / s.mc.K_P;
+      const sim::scb::Sampler sampler(s.instance);
+      for (long long batch : s.batches) {
         GridPoint g;
-        g.batch = std::max<long long>(1, std::llround(factor * c_lin * unit));
-        if (!grid.empty() && g.batch <= grid.back().batch) g.batch = grid.back().batch + 1;
+        g.batch = batch;
         const auto outcomes = sim::run_replicates(
-            replicate_options(context, fmt::format("{}/T={}/B={}", name, T, g.batch), seeds_at(T)),
+            replicate_options(context, fmt::format("{}/T={}/B={}", name, e.T, g.batch), s.seeds),
             [&](std::size_t, sim::Rng& rng) -> long long {
-              sim::scb::LinearModel model = sim::scb::initial_model(instance);
-              sim::scb::SgdWorkspace workspace(instance.N(), instance.T);
-              for (long long t = 1; t <= window; ++t) {
-                sim::scb::stage1_sgd_step(model, instance, sampler, g.batch, eta, eta_A, rng, workspace);
-                const double alpha = observe(instance, mc, model).alpha;
+              sim::scb::LinearModel model = sim::scb::initial_model(s.instance);
+              sim::scb::SgdWorkspace workspace(s.instance.N(), s.instance.T);
+              for (long long t = 1; t <= s.window; ++t) {
+                sim::scb::stage1_sgd_step(model, s.instance, sampler, g.batch, eta, eta_A, rng, workspace);
+                const double alpha = observe(s.instance, s.mc, model).alpha;
                 if (!std::isfinite(alpha)) return -1;  // diverged: counted, not an escape
                 if (alpha >= 0.5) return t;
               }
@@ -159,153 +270,141 @@ class StageOneBatchLinearInT final : public Claim {
           if (o < 0) ++g.diverged;
         }
         g.mean_escape_samples = g.successes > 0 ? samples / static_cast<double>(g.successes) : 0.0;
-        grid.push_back(g);
+        e.grid.push_back(g);
       }
-      return std::tuple{grid, mc, window, c_lin};
+      e.crossing = batch_crossing(e.grid, m.delta_each);
+      return e;
     };
+    for (std::size_t i = 0; i < Ts.size(); ++i) m.by_T.push_back(run(setups[i], "instance"));
+    m.mixed = run(setups.back(), "mixed_instance");
+    return m;
+  }
 
+  Predicted predict(const Params&, const Measured& m, const Settings& s, const RunContext&) const override {
+    const MeasurementConstants& base = m.by_T.front().mc;
+    const MeasurementConstants& mix = m.mixed.mc;
+    Predicted t;
+    t.slope = s.exponent;
+    t.log_ratio = s.prefactor_K_2 ? portable::log((mix.K_2 / (mix.K_P * mix.K_P)) / (base.K_2 / (base.K_P * base.K_P)))
+                                  : 2 * portable::log(base.K_P / mix.K_P);
+    return t;
+  }
+
+  Verdict compare(const Params& p, const Measured& m, const Predicted& t, const RunContext&) const override {
+    const int T_min = p.T_min.as_int(), T_max = p.T_max.as_int();
     Verdict verdict;
-    std::vector<std::vector<GridPoint>> grids;
-    std::vector<Crossing> crossings;
-    std::vector<MeasurementConstants> constants;
-    for (int T : Ts) {
-      auto [grid, mc, window, c_lin] = measure(T, 0.0, "instance");
-      crossings.push_back(batch_crossing(grid, delta_each));
-      grids.push_back(grid);
-      constants.push_back(mc);
+    for (const Estimate& e : m.by_T) {
       verdict.notes.push_back(fmt::format("T = {}: window 2 t_esc = {} steps, c_lin = {:.3g}, grid (B: successes/n): {}",
-                                          T, window, c_lin, describe(grid)));
+                                          e.T, e.window, e.c_lin, describe(e.grid)));
     }
-    auto [grid_mix, mc_mix, window_mix, c_lin_mix] = measure(T_ref, mix, "mixed_instance");
-    const Crossing crossing_mix = batch_crossing(grid_mix, delta_each);
-    verdict.notes.push_back(fmt::format("mixed instance, T = {}: window {} steps, grid {}", T_ref, window_mix,
-                                        describe(grid_mix)));
+    verdict.notes.push_back(fmt::format("mixed instance, T = {}: window {} steps, grid {}", m.mixed.T, m.mixed.window,
+                                        describe(m.mixed.grid)));
 
     // (1) Slope of ln B_90 against ln T between the end points.
     const double log_range = portable::log(static_cast<double>(T_max) / T_min);
-    const Crossing& first = crossings.front();
-    const Crossing& last = crossings.back();
+    const Crossing& first = m.by_T.front().crossing;
+    const Crossing& last = m.by_T.back().crossing;
     const double slope = (last.estimate - first.estimate) / log_range;
     const double slope_low = (last.lower - first.upper) / log_range;
     const double slope_high = (last.upper - first.lower) / log_range;
-    const double slope_half = finite_or_huge(std::max(slope_high - slope, slope - slope_low));
-    const double slope_theory = context.mutant_is("batch_sqrt_T") ? 0.5 : 1.0;
-    verdict.comparisons.push_back(compare(
-        fmt::format("log-log slope of B_90 against T, T = {}..{}", T_min, T_max), {slope_theory, 0, "exact exponent"},
-        {finite_or_huge(slope), slope_half,
-         fmt::format("slope interval from the B_90 intervals at both ends (Clopper-Pearson crossings, delta = {:.2g} "
-                     "each, Bonferroni over the {} grid points)",
-                     delta_each, grid_factors.size())},
+    Measurement measured_slope;
+    measured_slope.value = finite_or_huge(slope);
+    measured_slope.half_width = finite_or_huge(std::max(slope_high - slope, slope - slope_low));
+    measured_slope.half_width_reason =
+        fmt::format("slope interval from the B_90 intervals at both ends (Clopper-Pearson crossings, delta = {:.2g} "
+                    "each, Bonferroni over the {} grid points)",
+                    m.delta_each, grid_factors.size());
+    measured_slope.false_failure_share = 2 * m.delta_each;
+    verdict.comparisons.push_back(checks::compare(
+        fmt::format("log-log slope of B_90 against T, T = {}..{}", T_min, T_max), {t.slope, 0, "exact exponent"},
+        measured_slope,
         {1 / portable::log(std::sqrt(static_cast<double>(T_min) * T_max)),
          "log factors: B_1 >~ T K_2/K_P^2 up to log factors (spec §5); a factor ln T changes the local slope by "
          "1/ln T, at the geometric mean of the T range"},
         {0.5, "B proportional to sqrt(T) (slope 1/2) must be told apart"}));
 
     // (2) Prefactor: ln(B_90'/B_90) at T_ref against ln of the constants' ratio.
-    const Crossing& base = crossings[0];
-    const double ratio = crossing_mix.estimate - base.estimate;
-    const double ratio_half = finite_or_huge(std::max(crossing_mix.upper - base.lower - ratio,
-                                                      ratio - (crossing_mix.lower - base.upper)));
-    const double snr_constant = constants[0].K_2 / (constants[0].K_P * constants[0].K_P);
-    const double snr_constant_mix = mc_mix.K_2 / (mc_mix.K_P * mc_mix.K_P);
-    const double predicted = context.mutant_is("prefactor_without_K_2")
-                                 ? 2 * portable::log(constants[0].K_P / mc_mix.K_P)
-                                 : portable::log(snr_constant_mix / snr_constant);
-    verdict.comparisons.push_back(compare(
-        fmt::format("ln(B_90(mixed) / B_90) at T = {}", T_ref),
-        {predicted, 1e-12, "double-precision constants of two small instances"},
-        {finite_or_huge(ratio), ratio_half, "interval from the two B_90 intervals (Clopper-Pearson crossings)"},
+    const Crossing& base = first;
+    const Crossing& mix = m.mixed.crossing;
+    const double ratio = mix.estimate - base.estimate;
+    Measurement measured_ratio;
+    measured_ratio.value = finite_or_huge(ratio);
+    measured_ratio.half_width =
+        finite_or_huge(std::max(mix.upper - base.lower - ratio, ratio - (mix.lower - base.upper)));
+    measured_ratio.half_width_reason =
+        fmt::format("interval from the two B_90 intervals (Clopper-Pearson crossings, delta = {:.2g} each); the "
+                    "T_min interval's share is recorded by the slope comparison",
+                    m.delta_each);
+    measured_ratio.false_failure_share = m.delta_each;
+    verdict.comparisons.push_back(checks::compare(
+        fmt::format("ln(B_90(mixed) / B_90) at T = {}", T_min),
+        {t.log_ratio, 1e-12, "double-precision constants of two small instances"}, measured_ratio,
         {0.1, "not derived: noise terms that do not scale with K_2/K_P^2 (non-Gaussian increments, the O(1/T) "
               "part of the alpha-increment variance, the orthogonal V noise nu)"},
         {portable::log(2.0), "a prefactor off by a factor 2 must be told apart"}));
 
     // Plots: B_90 against T, and samples to escape against T per grid batch factor.
     Plot b90{"batch_90", "smallest batch with >= 90% escapes within 2 t_esc", "T", "B_90", true, true, {}};
-    Curve measured{"B_90 (interval)", Curve::Style::band, {}, {}, {}, {}};
-    Curve theory_line{"slope 1 through the first point", Curve::Style::line, {}, {}, {}, {}};
-    for (std::size_t i = 0; i < Ts.size(); ++i) {
-      const double T = Ts[i];
-      if (!std::isfinite(crossings[i].estimate)) continue;
-      measured.x.push_back(T);
-      measured.y.push_back(portable::exp(crossings[i].estimate));
-      measured.lower.push_back(portable::exp(std::max(crossings[i].lower, -50.0)));
-      measured.upper.push_back(portable::exp(std::min(crossings[i].upper, 50.0)));
-      theory_line.x.push_back(T);
-      theory_line.y.push_back(portable::exp(first.estimate) * T / T_min);
+    Curve measured_curve = Curve::band("B_90 (interval)");
+    Curve theory_line = Curve::line("slope 1 through the first point");
+    for (const Estimate& e : m.by_T) {
+      const double T = e.T;
+      if (!std::isfinite(e.crossing.estimate)) continue;
+      measured_curve.add(T, portable::exp(e.crossing.estimate), portable::exp(std::max(e.crossing.lower, -50.0)),
+                         portable::exp(std::min(e.crossing.upper, 50.0)));
+      theory_line.add(T, portable::exp(first.estimate) * T / T_min);
     }
-    b90.curves.push_back(std::move(measured));
-    b90.curves.push_back(std::move(theory_line));
+    b90.add(std::move(measured_curve)).add(std::move(theory_line));
     verdict.plots.push_back(std::move(b90));
     Plot samples{"samples_to_escape", "samples to escape (B x steps, mean over escaping seeds)", "T", "samples", true,
                  true, {}};
     for (std::size_t j = 0; j < grid_factors.size(); j += 2) {
-      Curve curve{fmt::format("B = {:.2g} c_lin T K_2/K_P^2", grid_factors[j]), Curve::Style::points, {}, {}, {}, {}};
-      for (std::size_t i = 0; i < Ts.size(); ++i) {
-        if (grids[i][j].successes == 0) continue;
-        curve.x.push_back(Ts[i]);
-        curve.y.push_back(grids[i][j].mean_escape_samples);
+      Curve curve = Curve::points(fmt::format("B = {:.2g} c_lin T K_2/K_P^2", grid_factors[j]));
+      for (const Estimate& e : m.by_T) {
+        if (e.grid[j].successes == 0) continue;
+        curve.add(e.T, e.grid[j].mean_escape_samples);
       }
-      samples.curves.push_back(std::move(curve));
+      samples.add(std::move(curve));
     }
     verdict.plots.push_back(std::move(samples));
+    const MeasurementConstants& c0 = m.by_T.front().mc;
+    const MeasurementConstants& cm = m.mixed.mc;
+    const double mix_weight = p.identity_mix;
     verdict.notes.push_back(fmt::format(
         "Instance: N = {}, Q = {}, P columns ~ Dirichlet(1) (the same P for every T), K_P = {:.4g}, K_2/K_P^2 = {:.4g}; "
         "mixed instance P' = {} I + {} P: K_P = {:.4g}, K_2/K_P^2 = {:.4g}. eta = {}, eta_A K_P = {}, {} seeds per "
         "grid point at T_max (n(T) = seeds sqrt(T_max/T)). B_90 = {} at T = {}, {} at T = {}.",
-        N, Q, constants[0].K_P, snr_constant, mix, 1 - mix, mc_mix.K_P, snr_constant_mix, eta, eta_A_K_P, seeds,
+        p.vocabulary.N.value(), p.support.Q.value(), c0.K_P, c0.K_2 / (c0.K_P * c0.K_P), mix_weight, 1 - mix_weight,
+        cm.K_P, cm.K_2 / (cm.K_P * cm.K_P), p.rates.eta.value(), p.rates.eta_A_K_P.value(), m.seeds,
         portable::exp(first.estimate), T_min, portable::exp(last.estimate), T_max));
     return verdict;
   }
 
  private:
-  static double finite_or_huge(double x) { return std::isfinite(x) ? x : 1e9; }
-
-  static long long escape_steps(int T, double eta, double rho_bar, double eta_A_K_P) {
-    const auto t = theory::scb::population_escape_steps<theory::mp50>(
-        theory::mp50(0.5), theory::mp50(T), theory::mp50(eta), theory::mp50(rho_bar), theory::mp50(eta_A_K_P),
-        theory::mp50(0), theory::mp50(0), 100000);
-    if (!t) throw std::runtime_error("population escape not reached within 1e5 steps");
-    return *t;
+  static ClaimInfo claim_info() {
+    return {
+        .id = "scb.stage_one_batch_linear_in_T",
+        .family = "scb",
+        .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
+        .source = "specs/scb.md §5 (stage-1 SNR), §8 claim 12; [paper] stage 1 needs poly(T) samples",
+        .tag = Provenance::derived,
+        .statement = "The smallest stage-1 batch for which >= 90% of seeds reach alpha >= 1/2 within twice the "
+                     "population escape time grows linearly in T (log-log slope 1 up to log factors), with a "
+                     "prefactor proportional to K_2/K_P^2.",
+        .latex = R"(B_{90}(T) \propto T\,K_2/K_P^2 \quad(\text{log-log slope } 1 \pm 1/\ln T))",
+        .simulation = "For T = T_min, 2 T_min, ..., T_max: stage-1 SGD from the paper's init on a grid of 7 batches "
+                      "(n seeds each) until alpha >= 1/2 or 2 t_esc^pop steps; a second instance (P mixed with I, same "
+                      "mu) at T_ref = T_min for the prefactor.",
+    };
   }
 
-  static std::string describe(const std::vector<GridPoint>& grid) {
-    std::string text;
-    for (const GridPoint& g : grid) {
-      text += fmt::format("{}{}: {}/{}", text.empty() ? "" : ", ", g.batch, g.successes, g.trials);
-      if (g.diverged > 0) text += fmt::format(" ({} diverged)", g.diverged);
-    }
-    return text;
+  static std::vector<MutantSpec> mutants() {
+    return {
+        {"batch_sqrt_T", "B_90 proportional to sqrt(T) (slope 1/2)", [](Settings& s) { s.exponent = 0.5; }},
+        {"prefactor_without_K_2", "B_90 proportional to T/K_P^2 (K_2 dropped)",
+         [](Settings& s) { s.prefactor_K_2 = false; }},
+    };
   }
-
-  ClaimInfo info_{
-      .id = "scb.stage_one_batch_linear_in_T",
-      .family = "scb",
-      .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
-      .source = "specs/scb.md §5 (stage-1 SNR), §8 claim 12; [paper] stage 1 needs poly(T) samples",
-      .tag = Provenance::derived,
-      .statement = "The smallest stage-1 batch for which >= 90% of seeds reach alpha >= 1/2 within twice the "
-                   "population escape time grows linearly in T (log-log slope 1 up to log factors), with a "
-                   "prefactor proportional to K_2/K_P^2.",
-      .latex = R"(B_{90}(T) \propto T\,K_2/K_P^2 \quad(\text{log-log slope } 1 \pm 1/\ln T))",
-      .simulation = "For T = T_min, 2 T_min, ..., T_max: stage-1 SGD from the paper's init on a grid of 7 batches "
-                    "(n seeds each) until alpha >= 1/2 or 2 t_esc^pop steps; a second instance (P mixed with I, same "
-                    "mu) at T_ref = T_min for the prefactor.",
-      .params =
-          {
-              {"N", 3, 2, 20, true, false, "vocabulary size"},
-              {"Q", 2, 1, 8, true, false, "support size of every q^(k), at most T_min/4"},
-              {"T_min", 32, 8, 1250, true, false, "smallest context length"},
-              {"T_max", 256, 32, 5000, true, false, "largest context length, at least 4 T_min"},
-              {"eta", 0.5, 0, 0.5, false, true, "V step size"},
-              {"eta_A_K_P", 0.25, 0, 1, false, true, "attention step size times K_P"},
-              {"identity_mix", 0.5, 0, 0.9, false, true, "P' = m I + (1 - m) P for the prefactor instance"},
-          },
-      .mutants =
-          {
-              {"batch_sqrt_T", "B_90 proportional to sqrt(T) (slope 1/2)"},
-              {"prefactor_without_K_2", "B_90 proportional to T/K_P^2 (K_2 dropped)"},
-          },
-  };
 };
 
 }  // namespace

@@ -29,12 +29,18 @@
 // Resolution: half a decade's growth for each transfer count; 0.3 x the predicted growth for the
 // scratch difference (its tolerance, about one step, is the smallest error it detects: a growth rate
 // off by about 5% at the defaults).
+// Where a mutant moves a compared value by less than that comparison's tolerance, the comparison is
+// INCONCLUSIVE for it (resolution.hpp): e.g. growth_rate_8_percent at eta_A K_P = 0.42, threshold =
+// 0.75 (fuzz seed 12654415402137675319) moves the scratch difference by 1.6 steps against a
+// tolerance of 1.83 (the phase errors grow with the threshold).
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "claims.hpp"
@@ -47,6 +53,7 @@
 #include "dyncheck/theory/scb/phases.hpp"
 #include "dyncheck/theory/scb/symmetric_2d.hpp"
 #include "params.hpp"
+#include "resolution.hpp"
 #include "theory_instance.hpp"
 
 namespace dyncheck::checks::scb {
@@ -142,6 +149,7 @@ struct Params : ParamSet {
 struct Settings {
   bool transfer_grows = false;  ///< the transfer count grows like ln T / ln(1 + r) (a stage 1 not skipped)
   double growth_factor = 1.0;   ///< multiplies r in the scratch escape's linear time
+  bool operator==(const Settings&) const = default;
 };
 
 struct Row {
@@ -163,6 +171,7 @@ struct RowPrediction {
 
 struct Predicted {
   std::vector<RowPrediction> rows;
+  std::shared_ptr<const Predicted> claim;  ///< the claim's theory, when the settings are another's (resolution.hpp)
 };
 
 class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured, Predicted> {
@@ -194,7 +203,7 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
     return m;
   }
 
-  Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
+  Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext& context) const override {
     const double eta = p.steps.eta, b = p.steps.eta_A_K_P, threshold = p.threshold;
     Predicted predicted;
     for (const Row& row : m.rows) {
@@ -221,6 +230,7 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
                              : static_cast<double>(q.transfer[j].steps));
       }
     }
+    if (!(s == Settings{})) predicted.claim = std::make_shared<const Predicted>(predict(p, m, Settings{}, context));
     return predicted;
   }
 
@@ -239,20 +249,23 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
             {1 + q.transfer[j].shift_bound,
              fmt::format("1 (integer count) + {:.2g} (first-order shift of the crossing by the 1/T terms, x 2)",
                          q.transfer[j].shift_bound)},
-            {0.5 * portable::log(10.0) / portable::log1p(q.r),
-             "half a decade's growth ln 10 / (2 ln(1+r)): a count growing like ln T moves by that much per half decade"}));
+            against_claim({0.5 * portable::log(10.0) / portable::log1p(q.r),
+                           "half a decade's growth ln 10 / (2 ln(1+r)): a count growing like ln T moves by that much "
+                           "per half decade"},
+                          shift(t, [&](const Predicted& x) { return x.rows[k].transfer_value[j]; }))));
       }
     }
     const Row &first = m.rows.front(), &last = m.rows.back();
     const RowPrediction &tf = t.rows.front(), &tl = t.rows.back();
     verdict.comparisons.push_back(checks::compare(
         fmt::format("from scratch: steps(T = {:g}) - steps(T = {:g})", last.T, first.T),
-        {(tl.scratch_linear + tl.scratch_delay) - (tf.scratch_linear + tf.scratch_delay), 1e-12,
+        {scratch_growth(t), 1e-12,
          "closed form in double (escape to alpha* sqrt(threshold) on I_c = 0)"},
         measured_exactly(static_cast<double>(last.scratch - first.scratch), 0.0, "integer step counts"),
         {1 + tf.phase + tl.phase + tf.slack + tl.slack,
          "1 (two integer roundings) + phase errors of both delays + Delta(T) terms (see scb.escape_time_log_T)"},
-        {0.3 * portable::log(last.T / first.T) / portable::log1p(tl.r), "0.3 x the predicted growth"}));
+        against_claim({0.3 * portable::log(last.T / first.T) / portable::log1p(tl.r), "0.3 x the predicted growth"},
+                      shift(t, [](const Predicted& x) { return scratch_growth(x); }))));
 
     Plot plot{"transfer", "Steps to alpha beta >= threshold: transfer vs from scratch", "log10 T", "steps", false, false, {}};
     Curve scratch_points = Curve::points("from scratch (full-matrix GD)");
@@ -283,6 +296,18 @@ class TransferSkipsStageOne final : public ClaimShape<Params, Settings, Measured
   }
 
  private:
+  static double scratch_growth(const Predicted& t) {
+    const RowPrediction &tf = t.rows.front(), &tl = t.rows.back();
+    return (tl.scratch_linear + tl.scratch_delay) - (tf.scratch_linear + tf.scratch_delay);
+  }
+
+  /// How far the settings move a compared theory value from the claim's (none for the claim's own).
+  template <class Value>
+  static std::optional<double> shift(const Predicted& t, Value value) {
+    if (!t.claim) return std::nullopt;
+    return value(t) - value(*t.claim);
+  }
+
   static ClaimInfo claim_info() {
     return {
         .id = "scb.transfer_skips_stage_one",

@@ -1,0 +1,19 @@
+#pragma once
+// The kernels family (Song et al., NeurIPS 2024: Gaussian vs softmax attention): one make_<claim>() each.
+
+#include <memory>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/registry.hpp"
+
+namespace dyncheck::checks::kernels {
+
+std::unique_ptr<Claim> make_value_only_closed_form();
+std::unique_ptr<Claim> make_value_only_floor_below_Nn();
+
+inline void register_claims(Registry& registry) {
+  registry.add(make_value_only_closed_form());
+  registry.add(make_value_only_floor_below_Nn());
+}
+
+}  // namespace dyncheck::checks::kernels

@@ -92,6 +92,13 @@ struct Params : ParamSet {
 
 struct FloorParams : Params {
   FloorParams() : Params(8) {}
+  void check(const Budget& budget) const override {
+    Params::check(budget);
+    if (d.value() >= rows()) {
+      throw ParamError("d", fmt::format("this claim is about d < Nn (lambda_min(BB') = 0); got d = {} >= N n = {}: use "
+                                        "kernels.value_only_closed_form there", d.value(), rows()));
+    }
+  }
 };
 struct ClosedFormParams : Params {
   ClosedFormParams() : Params(24) {}

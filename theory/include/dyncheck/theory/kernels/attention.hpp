@@ -33,6 +33,8 @@ struct KernelSpec {
   Kernel kernel = Kernel::softmax;
   bool gauss_rownorm = false;
   double scale_power = 0.5;  ///< c = d^scale_power (the sqrt(d) of A.2)
+  /// The derivative of the row normalisation, - S o (rowsum(S o dL) 1'); false only in a mutant.
+  bool normalisation_term = true;
 };
 
 template <class S>
@@ -123,40 +125,65 @@ Matrix<S> output(const KernelSpec& spec, const Matrix<S>& X, const std::vector<H
   return T;
 }
 
-/// The directional derivative dT of T(X) in the direction (dQ_h, dK_h, dV_h) of the weights.
+/// What the directional derivative reuses per head: Q = XW^Q, K = XW^K, S and U = X W^V W^O.
+template <class S>
+struct HeadCache {
+  Matrix<S> Q, K, Sm, U;
+};
+
+template <class S>
+std::vector<HeadCache<S>> head_caches(const KernelSpec& spec, const Matrix<S>& X, const std::vector<Head<S>>& heads) {
+  std::vector<HeadCache<S>> caches;
+  for (const Head<S>& w : heads) caches.push_back({X * w.Q, X * w.K, attention(spec, X, w.Q, w.K), X * w.V * w.O});
+  return caches;
+}
+
+/// dT from precomputed head caches (see output_jvp).
 template <class S>
 Matrix<S> output_jvp(const KernelSpec& spec, const Matrix<S>& X, const std::vector<Head<S>>& heads,
-                     const std::vector<Head<S>>& direction) {
+                     const std::vector<HeadCache<S>>& caches, const std::vector<Head<S>>& direction) {
   const S c = detail::scale_of<S>(spec, X.cols());
   Matrix<S> dT = Matrix<S>::Zero(X.rows(), heads.at(0).O.cols());
   for (std::size_t h = 0; h < heads.size(); ++h) {
     const Head<S>& w = heads[h];
     const Head<S>& dw = direction[h];
-    const Matrix<S> Q = X * w.Q, K = X * w.K, dQ = X * dw.Q, dK = X * dw.K;
-    const Matrix<S> Sm = attention(spec, X, w.Q, w.K);
-    Matrix<S> dS;
-    const bool normalised = spec.kernel == Kernel::softmax || spec.gauss_rownorm;
-    Matrix<S> dL;
-    if (spec.kernel == Kernel::softmax) {
-      dL = (dQ * K.transpose() + Q * dK.transpose()) / c;
-    } else {
-      dL.resize(X.rows(), X.rows());
-      for (Eigen::Index a = 0; a < X.rows(); ++a) {
-        for (Eigen::Index b = 0; b < X.rows(); ++b) {
-          S dD(0);
-          for (Eigen::Index j = 0; j < Q.cols(); ++j) dD += S(2) * (Q(a, j) - K(b, j)) * (dQ(a, j) - dK(b, j));
-          dL(a, b) = -dD / (S(2) * c);
+    const HeadCache<S>& cache = caches[h];
+    const Matrix<S>& Q = cache.Q;
+    const Matrix<S>& K = cache.K;
+    const Matrix<S>& Sm = cache.Sm;
+    const bool moves_kernel = !dw.Q.isZero(0) || !dw.K.isZero(0);
+    if (moves_kernel) {
+      const Matrix<S> dQ = X * dw.Q, dK = X * dw.K;
+      Matrix<S> dL;
+      if (spec.kernel == Kernel::softmax) {
+        dL = (dQ * K.transpose() + Q * dK.transpose()) / c;
+      } else {
+        dL.resize(X.rows(), X.rows());
+        for (Eigen::Index a = 0; a < X.rows(); ++a) {
+          for (Eigen::Index b = 0; b < X.rows(); ++b) {
+            S dD(0);
+            for (Eigen::Index j = 0; j < Q.cols(); ++j) dD += S(2) * (Q(a, j) - K(b, j)) * (dQ(a, j) - dK(b, j));
+            dL(a, b) = -dD / (S(2) * c);
+          }
         }
       }
+      Matrix<S> dS = Sm.cwiseProduct(dL);
+      if ((spec.kernel == Kernel::softmax || spec.gauss_rownorm) && spec.normalisation_term) {
+        const Vector<S> row = dS.rowwise().sum();
+        dS -= Sm.cwiseProduct(row * Matrix<S>::Ones(1, Sm.cols()));
+      }
+      dT += dS * cache.U;
     }
-    dS = Sm.cwiseProduct(dL);
-    if (normalised) {
-      const Vector<S> row = dS.rowwise().sum();
-      dS -= Sm.cwiseProduct(row * Matrix<S>::Ones(1, Sm.cols()));
-    }
-    dT += dS * (X * w.V * w.O) + Sm * (X * dw.V * w.O);
+    if (!dw.V.isZero(0)) dT += Sm * (X * dw.V * w.O);
   }
   return dT;
+}
+
+/// The directional derivative dT of T(X) in the direction (dQ_h, dK_h, dV_h) of the weights.
+template <class S>
+Matrix<S> output_jvp(const KernelSpec& spec, const Matrix<S>& X, const std::vector<Head<S>>& heads,
+                     const std::vector<Head<S>>& direction) {
+  return output_jvp(spec, X, heads, head_caches(spec, X, heads), direction);
 }
 
 /// Number of trained parameters.
@@ -180,11 +207,13 @@ Matrix<S> jacobian(const KernelSpec& spec, const std::vector<Matrix<S>>& X, cons
     zero.push_back({Matrix<S>::Zero(h.Q.rows(), h.Q.cols()), Matrix<S>::Zero(h.K.rows(), h.K.cols()),
                     Matrix<S>::Zero(h.V.rows(), h.V.cols()), h.O});
   }
+  std::vector<std::vector<HeadCache<S>>> caches;
+  for (const Matrix<S>& x : X) caches.push_back(head_caches(spec, x, heads));
   Eigen::Index column = 0;
   auto fill = [&](std::vector<Head<S>>& direction) {
     Eigen::Index row = 0;
-    for (const Matrix<S>& x : X) {
-      const Matrix<S> dT = output_jvp(spec, x, heads, direction);
+    for (std::size_t i = 0; i < X.size(); ++i) {
+      const Matrix<S> dT = output_jvp(spec, X[i], heads, caches[i], direction);
       for (Eigen::Index a = 0; a < n; ++a) {
         for (Eigen::Index k = 0; k < d_out; ++k) J(row++, column) = dT(a, k);
       }

@@ -65,7 +65,11 @@ struct Params : ParamSet {
   Int vector_output{this, "vector_output", 1, closed(0, 1), "1: W^O = I_d (d_out = d); 0: W^O = w ~ N(0, I/d) (d_out = 1)"};
   Real s_QK{this, "s_QK", 1.0, closed(0.05, 4), "W^Q, W^K ~ N(0, s^2/d)", Scale::log};
   Real s_V{this, "s_V", 1.0, closed(0.05, 4), "initial W^V ~ N(0, s^2/d)", Scale::log};
-  Int steps{this, "steps", 20000, closed(2, 200000), "GD steps", Scale::log};
+  Int steps{this, "steps", 0, closed(0, 200000), "GD steps; 0: the budget's choice (smoke 300, ci 20000, full 100000)"};
+
+  long long resolved_steps(const Budget& budget) const {
+    return steps.value() != 0 ? steps.value() : budget.pick<long long>(300, 20000, 100000);
+  }
 
   long long rows() const { return N.value() * n.value(); }
   void check(const Budget& budget) const override {
@@ -78,13 +82,14 @@ struct Params : ParamSet {
                             (static_cast<double>(n.value() * n.value() * d.value()) * 3 +
                              static_cast<double>(n.value() * d.value() * d.value()) * 4 +
                              static_cast<double>(n.value() * d.value()) * d_out * 6);
-    const double work = per_step * static_cast<double>(steps.value());
+    if (resolved_steps(budget) < 2) throw ParamError("steps", "steps must be 0 (the budget's choice) or >= 2");
+    const double work = per_step * static_cast<double>(resolved_steps(budget));
     // measured: the defaults (N 3, n 4, d 24, vector output, 2000 steps: ~1e8 units) take ~0.4 s
     const double limit = budget.pick(3e7, 2e9, 1e11);
     if (work > limit) {
       throw ParamError("steps", fmt::format("the {} budget cannot afford {} GD steps at N = {}, n = {}, d = {}: "
                                             "{:.3g} units of work, more than its limit {:.3g}; lower steps or d",
-                                            to_string(budget.level), steps.value(), N.value(), n.value(), d.value(),
+                                            to_string(budget.level), resolved_steps(budget), N.value(), n.value(), d.value(),
                                             work, limit));
     }
   }
@@ -194,7 +199,7 @@ class ValueOnly final : public ClaimShape<P, Settings, Measured, Predicted> {
     sim::kernels::GdOptions options;
     options.rule = sim::kernels::GdOptions::Rule::fixed;
     options.eta = m.eta;
-    options.steps = p.steps.value();
+    options.steps = p.resolved_steps(context.budget);
     options.stop_loss = -1;  // run every step
     const double K = std::max({n, d, d_out}) + 2;
     const double u = std::numeric_limits<double>::epsilon() / 2;

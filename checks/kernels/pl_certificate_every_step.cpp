@@ -10,7 +10,8 @@
 // Theory: J_t from theory/kernels (forward-mode directional derivatives, independent of the simulator's
 //   backpropagation), its lambda_min by a double eigensolver; the residual r_t from the theory's own forward map.
 // Simulated: Armijo GD (eta_0 = 1, halve until accepted, then eta *= 1.5) training W^Q, W^K, W^V, R runs for
-//   each of the two kernels (softmax, and the Gaussian variant chosen by `gauss_rownorm`); every accepted step.
+//   each of the two kernels (softmax, and the Gaussian variant chosen by `gauss_rownorm`); every accepted step
+//   until f <= 1e-14 f_0 (below, the losses near their rounding floor cannot resolve 1e-3 f_t).
 // Comparisons (deterministic, no statistics):
 //  1. at every accepted step of every run: f_{t+1} <= (1 - eta_t lambda_min) f_t (the worst step shown). Numerical
 //     term: the rounding of the two simulated losses, |R| e_R + gamma f with e_R = |3 gamma_K A + u|R||_F
@@ -161,6 +162,9 @@ class PlCertificate final : public ClaimShape<Params, Settings, Measured, Predic
       const sim::kernels::Weights w0 = sim::kernels::gaussian_weights(rng, H, d, p.s_QK, p.s_QK, p.s_V, O);
       sim::kernels::GdOptions options;
       options.steps = p.steps.value();
+      // stop once f <= 1e-14 f_0: below that the losses approach their rounding floor (|R| e_R with e_R ~ u |T|),
+      // where 1e-3 f_t can no longer be resolved
+      options.stop_loss = 1e-14 * sim::kernels::loss(spec, run.data, w0);
       const sim::kernels::Trained trained{true, true, true};
       sim::kernels::gradient_descent(spec, run.data, w0, trained, options,
                                      [&](long long, const sim::kernels::Weights& w, const sim::kernels::Gradient& g,

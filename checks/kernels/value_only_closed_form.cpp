@@ -84,8 +84,8 @@ struct Params : ParamSet {
                              static_cast<double>(n.value() * d.value()) * d_out * 6);
     if (resolved_steps(budget) < 2) throw ParamError("steps", "steps must be 0 (the budget's choice) or >= 2");
     const double work = per_step * static_cast<double>(resolved_steps(budget));
-    // measured: the defaults (N 3, n 4, d 24, vector output, 2000 steps: ~1e8 units) take ~0.4 s
-    const double limit = budget.pick(3e7, 2e9, 1e11);
+    // measured: the ci defaults (N 3, n 4, d 24, vector output, 20000 steps: 1.45e9 units) take ~1.7 s
+    const double limit = budget.pick(2e8, 2e9, 1e11);
     if (work > limit) {
       throw ParamError("steps", fmt::format("the {} budget cannot afford {} GD steps at N = {}, n = {}, d = {}: "
                                             "{:.3g} units of work, more than its limit {:.3g}; lower steps or d",

@@ -20,11 +20,12 @@ void register_family_kernels(Registry& registry) {
        "(1 - eta lambda_V)^2 for d >= Nn and the least-squares floor for d < Nn), E-A2 (the D3 PL certificate at every "
        "Armijo step with all weights trained, both kernels, and gradient = J'r), E-A3 (W^Q only: softmax never below "
        "its convex-hull floor LB, the Gaussian-minus-softmax success difference among LB > 0 instances by exact "
-       "Clopper-Pearson bounds, and the calibrated Gaussian level for d >= Nn).",
-       "Not checked yet: E-A4 (same-kernel and cross-kernel teachers, vector output) and E-A5 (the scale sweep of "
-       "lambda_V and lambda_Q at initialisation against success) as reported measurements; the vector-output hull "
-       "floor (simplex-hull projection with its KKT certificate) and the D5 sphere-intersection realisability test "
-       "(the E-A3 targets are realisable by construction, so it is not needed there); Wilson/Newcombe intervals in "
+       "Clopper-Pearson bounds, and the calibrated Gaussian level for d >= Nn), E-A4 cross-kernel (a softmax student on "
+       "a Gaussian teacher's vector targets never below the vector convex-hull floor, certified by a separating "
+       "hyperplane; the Gaussian students' success reported with its interval, not checked).",
+       "Not checked yet: E-A4's same-kernel teachers and E-A5 (the scale sweep of lambda_V and lambda_Q at "
+       "initialisation against success) as reported measurements; the D5 sphere-intersection realisability test (the "
+       "E-A3 targets are realisable by construction, so it is not needed there); Wilson/Newcombe intervals in "
        "checks/stats (E-A3 uses the existing exact Clopper-Pearson bounds instead); the report section's sweep plots; "
        "the PyTorch benchmark.",
        "Out of reach here: the paper's real-data experiments (text classification and Pathfinder from LRA, two-stage "

@@ -163,5 +163,23 @@ TEST(TheoryKernels, HullFloorAndGaussianReach) {
   EXPECT_EQ(softmax_loss_floor({u}, {Eigen::Vector3d(3.0, 0.0, -2.0)}), 0.5 * (1.0 + 1.0));
 }
 
+// D4, vector output: the certified lower bound never exceeds the distance found, the gap closes at the
+// projection, and in one dimension the distance is the interval distance.
+TEST(TheoryKernels, VectorHullDistanceIsCertified) {
+  Eigen::MatrixXd V(3, 2);
+  V << 0, 0, 1, 0, 0, 1;  // the triangle (0,0), (1,0), (0,1)
+  const HullDistance outside = hull_distance(V, Eigen::Vector2d(1, 1));
+  EXPECT_NEAR(outside.upper, std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(outside.lower, std::sqrt(0.5), 1e-12);
+  EXPECT_LE(outside.lower, outside.upper);
+  const HullDistance inside = hull_distance(V, Eigen::Vector2d(0.2, 0.2));
+  EXPECT_LT(inside.upper, 1e-12);
+  EXPECT_EQ(inside.lower, 0.0);
+  Eigen::MatrixXd U(4, 1);
+  U << -1, 0.5, 2, 0.1;
+  EXPECT_NEAR(hull_distance(U, Eigen::VectorXd::Constant(1, 3.0)).lower, 1.0, 1e-12);
+  EXPECT_NEAR(project_to_simplex(Eigen::Vector3d(0.5, 0.5, 0.5)).sum(), 1.0, 1e-15);
+}
+
 }  // namespace
 }  // namespace dyncheck::theory::kernels

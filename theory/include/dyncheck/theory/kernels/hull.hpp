@@ -59,3 +59,49 @@ inline double softmax_loss_floor(const std::vector<Eigen::VectorXd>& u, const st
 }
 
 }  // namespace dyncheck::theory::kernels
+
+namespace dyncheck::theory::kernels {
+
+/// The Euclidean projection of c onto the probability simplex (sort-based; Held, Wolfe, Crowder 1974;
+/// Duchi et al. 2008): max(c - tau, 0) with tau chosen so that the entries sum to 1.
+inline Eigen::VectorXd project_to_simplex(const Eigen::VectorXd& c) {
+  Eigen::VectorXd sorted = c;
+  std::sort(sorted.data(), sorted.data() + sorted.size(), [](double a, double b) { return a > b; });
+  double cumulative = 0, tau = 0;
+  for (Eigen::Index k = 0; k < sorted.size(); ++k) {
+    cumulative += sorted(k);
+    const double candidate = (cumulative - 1) / static_cast<double>(k + 1);
+    if (sorted(k) - candidate > 0) tau = candidate;
+  }
+  return (c.array() - tau).cwiseMax(0.0).matrix();
+}
+
+/// dist(y, conv{rows of V}) for vector output, with a certificate.
+struct HullDistance {
+  double upper = 0;     ///< |y - p| for the hull point p found (a feasible point: an upper bound)
+  double lower = 0;     ///< max(0, (g'y - max_b g'v_b)/|g|), g = y - p: a separating-hyperplane lower bound
+  double kkt_gap = 0;   ///< upper - lower: 0 exactly at the projection (its optimality certificate)
+};
+
+/// Projected gradient on the simplex weights c (p = V'c), step 1/|V V'|_F, `iterations` steps, then the
+/// certificate. Whatever the iterate, `lower` is a valid lower bound: every hull point z has g'z <= max_b g'v_b.
+inline HullDistance hull_distance(const Eigen::MatrixXd& V, const Eigen::VectorXd& y, int iterations = 500) {
+  const Eigen::Index n = V.rows();
+  Eigen::VectorXd c = Eigen::VectorXd::Constant(n, 1.0 / static_cast<double>(n));
+  const Eigen::MatrixXd G = V * V.transpose();
+  const Eigen::VectorXd Vy = V * y;
+  const double step = 1.0 / std::max(G.norm(), 1e-300);
+  for (int k = 0; k < iterations; ++k) c = project_to_simplex(c - step * (G * c - Vy));
+  const Eigen::VectorXd p = V.transpose() * c;
+  const Eigen::VectorXd g = y - p;
+  HullDistance h;
+  h.upper = g.norm();
+  if (h.upper > 0) {
+    const double support = (V * g).maxCoeff();
+    h.lower = std::max(0.0, (g.dot(y) - support) / h.upper);
+  }
+  h.kkt_gap = h.upper - h.lower;
+  return h;
+}
+
+}  // namespace dyncheck::theory::kernels

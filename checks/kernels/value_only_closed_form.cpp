@@ -65,27 +65,34 @@ struct Params : ParamSet {
   Int vector_output{this, "vector_output", 1, closed(0, 1), "1: W^O = I_d (d_out = d); 0: W^O = w ~ N(0, I/d) (d_out = 1)"};
   Real s_QK{this, "s_QK", 1.0, closed(0.05, 4), "W^Q, W^K ~ N(0, s^2/d)", Scale::log};
   Real s_V{this, "s_V", 1.0, closed(0.05, 4), "initial W^V ~ N(0, s^2/d)", Scale::log};
-  Int steps{this, "steps", 0, closed(0, 200000), "GD steps; 0: the budget's choice (smoke 300, ci 20000, full 100000)"};
-
-  long long resolved_steps(const Budget& budget) const {
-    return steps.value() != 0 ? steps.value() : budget.pick<long long>(300, 20000, 100000);
-  }
+  Int steps{this, "steps", 0, closed(0, 200000), "GD steps; 0: the budget's choice (smoke 300, ci 20000, full 100000, fewer where the budget cannot afford them)"};
 
   long long rows() const { return N.value() * n.value(); }
+  /// Work units of one GD step (a forward and a backward pass, and the rounding bound's abs-value products).
+  double per_step() const {
+    const double d_out = vector_output.value() != 0 ? static_cast<double>(d.value()) : 1.0;
+    return static_cast<double>(N.value()) * (static_cast<double>(n.value() * n.value() * d.value()) * 3 +
+                                             static_cast<double>(n.value() * d.value() * d.value()) * 4 +
+                                             static_cast<double>(n.value() * d.value()) * d_out * 6);
+  }
+  // measured: the ci defaults (N 3, n 4, d 24, vector output, 20000 steps: 1.45e9 units) take ~1.7 s
+  static double work_limit(const Budget& budget) { return budget.pick(2e8, 2e9, 1e11); }
+  /// steps, or for 0 the budget's choice (smoke 300, ci 20000, full 100000) lowered to what the budget affords.
+  long long resolved_steps(const Budget& budget) const {
+    if (steps.value() != 0) return steps.value();
+    const auto affordable = static_cast<long long>(work_limit(budget) / per_step());
+    return std::min(budget.pick<long long>(300, 20000, 100000), affordable);
+  }
   void check(const Budget& budget) const override {
     if (rows() > 32) {
       throw ParamError("N", fmt::format("N n = {} > 32: the 100-digit eigendecomposition of the Nn x Nn matrix "
                                         "P = BB' would take minutes; lower N or n", rows()));
     }
-    const double d_out = vector_output.value() != 0 ? static_cast<double>(d.value()) : 1.0;
-    const double per_step = static_cast<double>(N.value()) *
-                            (static_cast<double>(n.value() * n.value() * d.value()) * 3 +
-                             static_cast<double>(n.value() * d.value() * d.value()) * 4 +
-                             static_cast<double>(n.value() * d.value()) * d_out * 6);
-    if (resolved_steps(budget) < 2) throw ParamError("steps", "steps must be 0 (the budget's choice) or >= 2");
-    const double work = per_step * static_cast<double>(resolved_steps(budget));
-    // measured: the ci defaults (N 3, n 4, d 24, vector output, 20000 steps: 1.45e9 units) take ~1.7 s
-    const double limit = budget.pick(2e8, 2e9, 1e11);
+    if (resolved_steps(budget) < 2) {
+      throw ParamError("steps", fmt::format("steps must be 0 (the budget's choice) or >= 2, and the {} budget must afford 2 steps", to_string(budget.level)));
+    }
+    const double work = per_step() * static_cast<double>(resolved_steps(budget));
+    const double limit = work_limit(budget);
     if (work > limit) {
       throw ParamError("steps", fmt::format("the {} budget cannot afford {} GD steps at N = {}, n = {}, d = {}: "
                                             "{:.3g} units of work, more than its limit {:.3g}; lower steps or d",

@@ -1,0 +1,36 @@
+// The kernels family's registration: its note (paper, spec, what it leaves unchecked) and its claims.
+
+#include "claims.hpp"
+#include "dyncheck/checks/registry.hpp"
+
+namespace dyncheck::checks {
+
+void register_family_kernels(Registry& registry) {
+  registry.add_family(FamilyInfo{
+      "kernels",
+      "Song, Han, Zhang, Ding, Hong, \"Unraveling the Gradient Descent Dynamics of Transformers\" (NeurIPS 2024; "
+      "arXiv 2411.07538): Gaussian vs softmax attention kernels",
+      "specs/kernels.md",
+      {"The paper's full text is not public here: its hypotheses and constants are [reconstructed] (spec A.3), and "
+       "every claim says which condition it evaluates; the oracles are the exact derivations of spec A.4 [derived].",
+       "Checked: the one-layer attention model of spec A.2 (sim/kernels: H heads, softmax and Gaussian kernels, "
+       "unnormalised and row-normalised, fixed W^O, full-batch GD with Armijo or a fixed step; gradients tested against "
+       "numpy and central differences) against the theory's independent forward-mode derivatives (theory/kernels). "
+       "Claims: E-A1 (W^V only: the D2 closed form to ~1e-8 relative with a derived rounding bound, the rate "
+       "(1 - eta lambda_V)^2 for d >= Nn and the least-squares floor for d < Nn), E-A2 (the D3 PL certificate at every "
+       "Armijo step with all weights trained, both kernels, and gradient = J'r), E-A3 (W^Q only: softmax never below "
+       "its convex-hull floor LB, the Gaussian-minus-softmax success difference among LB > 0 instances by exact "
+       "Clopper-Pearson bounds, and the calibrated Gaussian level for d >= Nn), E-A4 cross-kernel (a softmax student on "
+       "a Gaussian teacher's vector targets never below the vector convex-hull floor, certified by a separating "
+       "hyperplane; the Gaussian students' success reported with its interval, not checked).",
+       "Not checked yet: E-A4's same-kernel teachers and E-A5 (the scale sweep of lambda_V and lambda_Q at "
+       "initialisation against success) as reported measurements; the D5 sphere-intersection realisability test (the "
+       "E-A3 targets are realisable by construction, so it is not needed there); Wilson/Newcombe intervals in "
+       "checks/stats (E-A3 uses the existing exact Clopper-Pearson bounds instead); the report section's sweep plots; "
+       "the PyTorch benchmark.",
+       "Out of reach here: the paper's real-data experiments (text classification and Pathfinder from LRA, two-stage "
+       "training, loss-landscape plots): no data set and no libtorch pipeline for them on this machine."}});
+  kernels::register_claims(registry);
+}
+
+}  // namespace dyncheck::checks

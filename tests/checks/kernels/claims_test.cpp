@@ -1,0 +1,68 @@
+// Tests of the kernels claims: each runs at smoke without FAIL or ERROR, refuses invalid parameters
+// (ParamError naming the parameter) and declares its mutants; the ci runs (PASS, every mutant FAIL) are
+// the claim's own ctest (tests/claims).
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dyncheck/checks/registry.hpp"
+#include "dyncheck/checks/runner.hpp"
+
+namespace dyncheck::checks {
+namespace {
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry reg;
+    register_builtin_families(reg);
+    return reg;
+  }();
+  return r;
+}
+
+std::vector<const Claim*> kernels_claims() { return registry().select({"kernels"}); }
+
+TEST(ChecksKernels, FamilyIsRegisteredWithItsClaims) {
+  EXPECT_GE(kernels_claims().size(), 4u);
+  for (const Claim* claim : kernels_claims()) {
+    EXPECT_EQ(claim->info().family, "kernels");
+    EXPECT_GE(claim->info().mutants.size(), 2u) << claim->info().id;
+  }
+}
+
+TEST(ChecksKernels, SmokeRunsNeitherFailNorError) {
+  for (const Claim* claim : kernels_claims()) {
+    RunOptions options;
+    options.budget = Budget{BudgetLevel::smoke};
+    options.threads = 1;
+    const Verdict verdict = run_claim(*claim, options);
+    EXPECT_NE(verdict.outcome, Outcome::fail) << claim->info().id;
+    EXPECT_NE(verdict.outcome, Outcome::error) << claim->info().id << ": " << verdict.error;
+  }
+}
+
+TEST(ChecksKernels, RefusesOutOfRangeAndUnaffordableParameters) {
+  const Claim* floor = registry().find("kernels.value_only_floor_below_Nn");
+  ASSERT_NE(floor, nullptr);
+  RunOptions options;
+  options.budget = Budget{BudgetLevel::ci};
+  options.overrides = {{"d", "12"}};  // N n = 12: not below Nn
+  try {
+    run_claim(*floor, options);
+    ADD_FAILURE() << "d = Nn was accepted";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.parameter(), "d");
+  }
+  const Claim* closed = registry().find("kernels.value_only_closed_form");
+  ASSERT_NE(closed, nullptr);
+  options.overrides = {{"N", "8"}, {"n", "8"}};
+  EXPECT_THROW(run_claim(*closed, options), ParamError);
+  options.overrides = {{"steps", "200000"}, {"d", "64"}};
+  EXPECT_THROW(run_claim(*closed, options), ParamError);
+  options.overrides = {{"kernel", "3"}};
+  EXPECT_THROW(run_claim(*closed, options), ParamError);
+}
+
+}  // namespace
+}  // namespace dyncheck::checks

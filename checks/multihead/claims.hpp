@@ -1,0 +1,18 @@
+#pragma once
+// The multihead family: learning a multi-head attention layer (Chen, Li, STOC 2025;
+// specs/multihead.md). One make_<claim>() per claim.
+
+#include <memory>
+
+#include "dyncheck/checks/claim.hpp"
+#include "dyncheck/checks/registry.hpp"
+
+namespace dyncheck::checks::multihead {
+
+std::unique_ptr<Claim> make_boolean_moments();
+
+inline void register_claims(Registry& registry) {
+  registry.add(make_boolean_moments());
+}
+
+}  // namespace dyncheck::checks::multihead

@@ -10,9 +10,11 @@
 namespace dyncheck::checks::multihead {
 
 std::unique_ptr<Claim> make_boolean_moments();
+std::unique_ptr<Claim> make_symmetries();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
+  registry.add(make_symmetries());
 }
 
 }  // namespace dyncheck::checks::multihead

@@ -13,12 +13,14 @@ std::unique_ptr<Claim> make_boolean_moments();
 std::unique_ptr<Claim> make_symmetries();
 std::unique_ptr<Claim> make_crude_estimate();
 std::unique_ptr<Claim> make_first_gd_step();
+std::unique_ptr<Claim> make_linear_response();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
   registry.add(make_symmetries());
   registry.add(make_crude_estimate());
   registry.add(make_first_gd_step());
+  registry.add(make_linear_response());
 }
 
 }  // namespace dyncheck::checks::multihead

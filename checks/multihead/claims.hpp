@@ -14,6 +14,7 @@ std::unique_ptr<Claim> make_symmetries();
 std::unique_ptr<Claim> make_crude_estimate();
 std::unique_ptr<Claim> make_first_gd_step();
 std::unique_ptr<Claim> make_linear_response();
+std::unique_ptr<Claim> make_concentration();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
@@ -21,6 +22,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_crude_estimate());
   registry.add(make_first_gd_step());
   registry.add(make_linear_response());
+  registry.add(make_concentration());
 }
 
 }  // namespace dyncheck::checks::multihead

@@ -15,6 +15,7 @@ std::unique_ptr<Claim> make_crude_estimate();
 std::unique_ptr<Claim> make_first_gd_step();
 std::unique_ptr<Claim> make_linear_response();
 std::unique_ptr<Claim> make_concentration();
+std::unique_ptr<Claim> make_large_margin_frequency();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
@@ -23,6 +24,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_first_gd_step());
   registry.add(make_linear_response());
   registry.add(make_concentration());
+  registry.add(make_large_margin_frequency());
 }
 
 }  // namespace dyncheck::checks::multihead

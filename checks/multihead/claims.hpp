@@ -16,6 +16,7 @@ std::unique_ptr<Claim> make_first_gd_step();
 std::unique_ptr<Claim> make_linear_response();
 std::unique_ptr<Claim> make_concentration();
 std::unique_ptr<Claim> make_large_margin_frequency();
+std::unique_ptr<Claim> make_affine_constraint();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
@@ -25,6 +26,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_linear_response());
   registry.add(make_concentration());
   registry.add(make_large_margin_frequency());
+  registry.add(make_affine_constraint());
 }
 
 }  // namespace dyncheck::checks::multihead

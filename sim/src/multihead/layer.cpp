@@ -42,6 +42,12 @@ Eigen::MatrixXd forward(const Layer& layer, const Eigen::MatrixXd& X) {
   return out;
 }
 
+Eigen::MatrixXd attention(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& X, double logit_scale) {
+  Eigen::MatrixXd Z = logit_scale * (X * theta * X.transpose());
+  softmax_rows(Z);
+  return Z;
+}
+
 void sample_boolean(Rng& rng, int k, int d, Eigen::MatrixXd& X, double p) {
   X.resize(k, d);
   if (p == 0.5) {

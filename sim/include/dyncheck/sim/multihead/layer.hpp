@@ -24,6 +24,9 @@ struct Layer {
 /// F(X) (k × d).
 Eigen::MatrixXd forward(const Layer& layer, const Eigen::MatrixXd& X);
 
+/// One head's attention pattern softmax(logit_scale · X Θ Xᵀ) (k × k).
+Eigen::MatrixXd attention(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& X, double logit_scale = 1.0);
+
 /// X uniform on {±1}^{k×d}, or each entry +1 with probability p (p = 1/2: uniform).
 void sample_boolean(Rng& rng, int k, int d, Eigen::MatrixXd& X, double p = 0.5);
 /// X with iid N(0, 1) entries.

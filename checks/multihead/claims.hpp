@@ -17,6 +17,7 @@ std::unique_ptr<Claim> make_linear_response();
 std::unique_ptr<Claim> make_concentration();
 std::unique_ptr<Claim> make_large_margin_frequency();
 std::unique_ptr<Claim> make_affine_constraint();
+std::unique_ptr<Claim> make_crude_estimate_gaussian();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
@@ -27,6 +28,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_concentration());
   registry.add(make_large_margin_frequency());
   registry.add(make_affine_constraint());
+  registry.add(make_crude_estimate_gaussian());
 }
 
 }  // namespace dyncheck::checks::multihead

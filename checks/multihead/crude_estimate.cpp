@@ -24,7 +24,7 @@
 //       Richardson estimate of the O(ε_min) remainder with a factor 2 (rung 1 of the ladder: an
 //       estimate, not a bound); numerical: the double rounding of err, 100 (L + kd) eps k B / ε_min.
 //   Resolution: (a, b) 1e-12 B (spec: identities to 1e-12); (c) slope 0.5 (quadratic vs linear),
-//   coefficient 3% (a first-order term off by a few percent).
+//   coefficient 1.5% (half the small mutant's 3%).
 // Mutants: j_over_k_dropped (the minimiser predicted as C1 = E[XᵀF]: gross), error_quadratic_in_eps
 //   (slope 2: gross) and first_order_3_percent (the coefficient ‖dC‖/‖ΣW‖ × 1.03: small).
 
@@ -189,7 +189,8 @@ class CrudeEstimate final : public ClaimShape<Params, Settings, Measured, Predic
            fmt::format("O(eps) remainder, Richardson estimate 2 |r(2 eps) - r(eps)| (eps = {:.3g}): an estimate, "
                        "rung 1 of the ladder",
                        m.eps[last])},
-          {0.03 * coefficient, "3% of the coefficient: a first-order term off by a few percent is detected"}));
+          {0.015 * coefficient, "1.5% of the coefficient, half the small mutant's 3%: a first-order term off by a few "
+                                    "percent is detected"}));
     };
     linear("C1", m.err1, t.coefficient1);
     linear("C2", m.err2, t.coefficient2);

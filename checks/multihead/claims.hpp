@@ -18,6 +18,7 @@ std::unique_ptr<Claim> make_concentration();
 std::unique_ptr<Claim> make_large_margin_frequency();
 std::unique_ptr<Claim> make_affine_constraint();
 std::unique_ptr<Claim> make_crude_estimate_gaussian();
+std::unique_ptr<Claim> make_non_identifiability();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
@@ -29,6 +30,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_large_margin_frequency());
   registry.add(make_affine_constraint());
   registry.add(make_crude_estimate_gaussian());
+  registry.add(make_non_identifiability());
 }
 
 }  // namespace dyncheck::checks::multihead

@@ -24,6 +24,8 @@
 
 #include <fmt/format.h>
 
+#include <dyncheck/portable/math.hpp>
+
 #include <array>
 #include <cmath>
 #include <limits>
@@ -164,7 +166,7 @@ class Concentration final : public ClaimShape<Params, Settings, Measured, Predic
       ms /= R;
       const double var_rel = m.moments.variance_scaled_error(n) / (v_true * v_true);
       const double h = z * std::sqrt(var_rel / R);
-      log_rms.push_back(0.5 * std::log(ms));
+      log_rms.push_back(0.5 * portable::log(ms));
       h_rel.push_back(h);
       jensen.push_back(0.5 * var_rel / R);
       const double rms = std::sqrt(ms);
@@ -172,11 +174,11 @@ class Concentration final : public ClaimShape<Params, Settings, Measured, Predic
       theory_line.add(n, std::sqrt(v_true / n));
     }
     const std::size_t last = m.ns.size() - 1;
-    const double span = std::log(static_cast<double>(m.ns[last]) / static_cast<double>(m.ns.front()));
+    const double span = portable::log(static_cast<double>(m.ns[last]) / static_cast<double>(m.ns.front()));
     const double slope = (log_rms[last] - log_rms.front()) / span;
     const bool resolvable = h_rel.front() < 1 && h_rel[last] < 1;
     stats::HalfWidth slope_hw;
-    slope_hw.value = resolvable ? 0.5 * (-std::log(1 - h_rel.front()) - std::log(1 - h_rel[last])) / span
+    slope_hw.value = resolvable ? 0.5 * (-portable::log(1 - h_rel.front()) - portable::log(1 - h_rel[last])) / span
                                 : std::numeric_limits<double>::infinity();
     slope_hw.method = stats::HalfWidthMethod::normal;
     slope_hw.delta = 2 * delta;

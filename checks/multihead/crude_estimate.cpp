@@ -30,6 +30,8 @@
 
 #include <fmt/format.h>
 
+#include <dyncheck/portable/math.hpp>
+
 #include <array>
 #include <cmath>
 #include <limits>
@@ -166,10 +168,10 @@ class CrudeEstimate final : public ClaimShape<Params, Settings, Measured, Predic
                                                    identity_resolution));
     // (c) slopes and first-order coefficients.
     const std::size_t last = ladder.size() - 1;
-    const double span = std::log(m.eps.front() / m.eps[last]);
+    const double span = portable::log(m.eps.front() / m.eps[last]);
     const double err_rounding = 100 * summation / m.w_sum.norm();
     auto linear = [&](const std::string& name, const std::vector<double>& err, double coefficient) {
-      const double slope = std::log(err.front() / err[last]) / span;
+      const double slope = portable::log(err.front() / err[last]) / span;
       verdict.comparisons.push_back(checks::compare(
           fmt::format("log-log slope of the relative error of {} over eps in [{:.3g}, {:.3g}]", name, m.eps[last],
                       m.eps.front()),

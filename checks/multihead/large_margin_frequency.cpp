@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include <dyncheck/portable/math.hpp>
+
 #include <cmath>
 #include <string>
 
@@ -76,7 +78,7 @@ class LargeMarginFrequency final : public ClaimShape<Params, Settings, Measured,
     if (!std::isfinite(probe.min_gap) || probe.min_gap <= 0) {
       throw std::runtime_error("no input with a unique argmax: the limit is not defined");
     }
-    m.lambda_star = std::log((k - 1) * (1 - p.delta) / p.delta) / probe.min_gap;
+    m.lambda_star = portable::log((k - 1) * (1 - p.delta) / p.delta) / probe.min_gap;
     for (const double f : grid) m.lambdas.push_back(f * m.lambda_star);
     m.main = th::large_margin_frequency(theta, k, 0, m.lambdas, p.delta, context.threads);
     m.plot_deltas = {p.delta / 4, std::min(0.45, 2 * p.delta)};
@@ -146,7 +148,7 @@ class LargeMarginFrequency final : public ClaimShape<Params, Settings, Measured,
     verdict.notes.push_back(fmt::format(
         "Theta~ = {} N(0,1) from the master seed, k = {}, d = {}, row a = 1; g_min = {:.4g}; P[unique argmax] = {:.6g}. "
         "The curves for delta/4 and 2 delta are plotted, not compared.",
-        p.theta_scale.value(), k, d, std::log((k - 1) * (1 - p.delta) / p.delta) / m.lambda_star, m.main.unique_argmax));
+        p.theta_scale.value(), k, d, portable::log((k - 1) * (1 - p.delta) / p.delta) / m.lambda_star, m.main.unique_argmax));
     return verdict;
   }
 

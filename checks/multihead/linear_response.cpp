@@ -111,7 +111,7 @@ class LinearResponse final : public ClaimShape<Params, Settings, Measured, Predi
     double term = 0;
     const double ws_max = m.w_student.cwiseAbs().maxCoeff();
     for (std::size_t i = 0; i < m.directions.theta.size(); ++i) {
-      term += k * std::pow(static_cast<double>(d), 5) * m.directions.theta[i].cwiseAbs().maxCoeff() *
+      term += k * static_cast<double>(d * d * d * d * d) * m.directions.theta[i].cwiseAbs().maxCoeff() *
               m.directions.w[i].cwiseAbs().maxCoeff() * ws_max;
     }
     t.lambda_error = (th::cube_summation_error<double>(k, d) + 6 * d * std::numeric_limits<double>::epsilon()) * term;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Core>
+#include <Eigen/SVD>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -71,6 +72,20 @@ inline sim::multihead::Layer draw_teacher(const RunContext& context, long long d
     layer.w.push_back(w);
   }
   return layer;
+}
+
+/// Conditioning of Σ_i W_i (spec B.5: "make Σ W_i nearly singular to stress the phase-1 assumption"): when
+/// ratio > 0, the last W_m is shifted so that the smallest singular value of Σ_i W_i becomes ratio × the largest
+/// (W_m += U diag(σ' − σ) Vᵀ with σ'_min = ratio σ_max, the others unchanged); ratio = 0 leaves the draw as is.
+inline void condition_w_sum(sim::multihead::Layer& layer, double ratio) {
+  if (ratio <= 0) return;
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(layer.w.front().rows(), layer.w.front().cols());
+  for (const Eigen::MatrixXd& w : layer.w) sum += w;
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(sum, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::VectorXd change = Eigen::VectorXd::Zero(sum.cols());
+  const Eigen::Index last = sum.cols() - 1;
+  change[last] = ratio * svd.singularValues()[0] - svd.singularValues()[last];
+  layer.w.back() += svd.matrixU() * change.asDiagonal() * svd.matrixV().transpose();
 }
 
 /// The same teacher as theory heads in the scalar S (exact conversion from double).

@@ -25,6 +25,8 @@
 //       estimate, not a bound); numerical: the double rounding of err, 100 (L + kd) eps k B / ε_min.
 //   Resolution: (a, b) 1e-12 B (spec: identities to 1e-12); (c) slope 0.5 (quadratic vs linear),
 //   coefficient 1.5% (half the small mutant's 3%).
+// Conditioning: w_sum_condition = r > 0 shifts W_m so that σ_min(Σ W_i) = r σ_max (spec B.5: Σ W_i nearly
+//   singular); the identities above do not depend on it.
 // Mutants: j_over_k_dropped (the minimiser predicted as C1 = E[XᵀF]: gross), error_quadratic_in_eps
 //   (slope 2: gross) and first_order_3_percent (the coefficient ‖dC‖/‖ΣW‖ × 1.03: small).
 
@@ -55,6 +57,9 @@ struct Params : ParamSet {
   Real eps_max{this, "epsilon", 0.1, open_closed(0, 0.1), "largest attention scale: Theta_i = epsilon N(0, 1)",
                Scale::log};
   Real w_scale{this, "w_scale", 1.0, closed(0.1, 10), "W_i entries are w_scale N(0, 1)", Scale::log};
+  Real w_sum_condition{this, "w_sum_condition", 0.0, closed(0, 1),
+                       "0: W_i as drawn; r > 0: W_m shifted so that sigma_min(sum W_i) = r sigma_max (nearly singular "
+                       "for small r)"};
   void check(const Budget& budget) const override {
     // Theory: 6 ladder points + first order (~2 passes); sim: 5 GD steps (~3 passes each).
     refuse_enumeration(budget, shape.k, shape.d, shape.m, 6 + 2 + 15, false);
@@ -89,7 +94,8 @@ class CrudeEstimate final : public ClaimShape<Params, Settings, Measured, Predic
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
     const auto k = p.shape.k.as_int(), d = p.shape.d.as_int();
-    const sim::multihead::Layer directions = draw_teacher(context, d, p.shape.m, 1.0, p.w_scale);
+    sim::multihead::Layer directions = draw_teacher(context, d, p.shape.m, 1.0, p.w_scale);
+    condition_w_sum(directions, p.w_sum_condition);
     Measured m;
     for (const Eigen::MatrixXd& w : directions.w) m.bound += w.cwiseAbs().colwise().sum().maxCoeff();
     sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/start", 0);
@@ -214,10 +220,12 @@ class CrudeEstimate final : public ClaimShape<Params, Settings, Measured, Predic
     plot.add(std::move(l1)).add(std::move(c1)).add(std::move(l2)).add(std::move(c2));
     verdict.plots.push_back(std::move(plot));
     verdict.notes.push_back(fmt::format(
-        "Instance from the master seed: k = {}, d = {}, m = {}, Theta_i = eps N(0,1), W_i = {} N(0,1); relative errors "
+        "Instance from the master seed: k = {}, d = {}, m = {}, Theta_i = eps N(0,1), W_i = {} N(0,1) (w_sum_condition "
+        "{}); relative errors "
         "at eps_max = {:.3g}: C1 {:.3g}, C2 {:.3g} (spec reference k = 3, d = 4, m = 2, eps = 0.1: C1 0.50, C2 0.124; "
         "another instance, not compared).",
-        k, d, p.shape.m.value(), p.w_scale.value(), m.eps.front(), m.err1.front(), m.err2.front()));
+        k, d, p.shape.m.value(), p.w_scale.value(), p.w_sum_condition.value(), m.eps.front(), m.err1.front(),
+        m.err2.front()));
     return verdict;
   }
 

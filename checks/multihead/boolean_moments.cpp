@@ -30,8 +30,8 @@ using theory::Matrix;
 using theory::mp50;
 
 struct Params : ParamSet {
-  Int k{this, "k", 3, closed(1, 8), "tokens per input (rows of X)"};
-  Int d{this, "d", 3, closed(1, 6), "token dimension"};
+  Int k{this, "k", 3, closed(1, 5), "tokens per input (rows of X)"};
+  Int d{this, "d", 3, closed(1, 3), "token dimension (k d <= 15 keeps the 50-digit pass within ci)"};
   void check(const Budget& budget) const override {
     // One pass in double and one in 50 digits of about k²d + 2kd² ops per input (m = 0, 3 passes' worth).
     refuse_enumeration(budget, k, d, 0, 3, true);

@@ -19,6 +19,7 @@ std::unique_ptr<Claim> make_large_margin_frequency();
 std::unique_ptr<Claim> make_affine_constraint();
 std::unique_ptr<Claim> make_crude_estimate_gaussian();
 std::unique_ptr<Claim> make_non_identifiability();
+std::unique_ptr<Claim> make_heuristic_trend();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
@@ -31,6 +32,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_affine_constraint());
   registry.add(make_crude_estimate_gaussian());
   registry.add(make_non_identifiability());
+  registry.add(make_heuristic_trend());
 }
 
 }  // namespace dyncheck::checks::multihead

@@ -20,16 +20,16 @@ void register_family_multihead(Registry& registry) {
        "(symmetries); D2 the crude estimate: one GD step = C2, exact at Theta = 0, relative error linear in eps with "
        "the enumerated first-order coefficient (crude_estimate); the same with N(0, I) inputs by Monte Carlo, "
        "first-order term ((k-1)/k) sum Theta~ W (crude_estimate_gaussian); D3 the first GD/SGD step from Theta = 0 "
-       "and the minibatch variance of D6 (first_gd_step); D4 the linear-response limit (linear_response); D6 "
+       "and the minibatch variance of D6 (first_gd_step); D4 the linear-response limit (linear_response) and its large-k heuristic as a trend over random instances "
+       "(heuristic_trend); D6 "
        "n E|C_n - C|^2 = Var and the RMS slope -1/2 (concentration); D7 the large-margin frequency "
        "(large_margin_frequency); the slides' affine constraint [reconstructed] (affine_constraint); E-B4 "
        "non-identifiability with Theta_1 = Theta_2 [reconstructed, exploratory] (non_identifiability).",
        "Left unchecked: the main theorem ((dk)^O(m^3) time; its non-degeneracy conditions and error terms are not in "
        "the public text), the phase-1 lemma's 1/poly(r) rate in the stable rank, the SQ and cryptographic lower bounds "
        "(not numerically checkable), phases 2-6 of the algorithm (affine hull sculpting, refinement, span recovery, "
-       "epsilon-net); D4's large-k heuristic is reported (relative error, cosine) but its trend over >= 50 instances is "
-       "not yet a claim; E-B3 (GD of a full multi-head student) is not implemented; teachers with a nearly singular "
-       "sum W_i are not yet a parameter."}});
+       "epsilon-net); E-B3 (GD of a full multi-head student from a random start) is not implemented; a nearly "
+       "singular sum W_i is a parameter of crude_estimate only."}});
   multihead::register_claims(registry);
 }
 

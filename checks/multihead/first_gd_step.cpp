@@ -49,7 +49,7 @@ struct Params : ParamSet {
   Real eta{this, "eta", 1.0, open_closed(0, 10), "GD / SGD step size", Scale::log};
   Int batch{this, "batch", 8, closed(2, 64), "minibatch size B"};
 
-  static std::size_t replicates(const Budget& budget) { return budget.pick<std::size_t>(200, 4000, 20000); }
+  static std::size_t replicates(const Budget& budget) { return budget.pick<std::size_t>(400, 40000, 200000); }
   void check(const Budget& budget) const override {
     // Theory: gradient + moments (~3 passes); simulator: one population gradient (~3 passes).
     refuse_enumeration(budget, shape.k, shape.d, shape.m, 6, false);

@@ -35,9 +35,10 @@ void register_family_scb(Registry& registry) {
      "0.089 (1.16) and reaches 3.7 at eta = 0.5 (mean alpha or y at the last step); the claim's bias term "
      "bounds it, so its margin stays 0.39-0.63 (INCONCLUSIVE up to eta = 0.16, where the interval is wider "
      "than half the noise correction it must resolve; PASS above). Not in the grid: the escape time "
-     "scb.escape_time_log_T against eta in (0.08, 0.6], Q in [1, 12] or c in [0.1, 0.82] keeps its margin "
-     "at 0.55-0.96 (it is deterministic: its only allowance is the O(1) term), so it does not cross 1 inside "
-     "its declared ranges."}}});
+     "scb.escape_time_log_T against eta in [0.078, 0.6], Q in [1, 12] or c in [0.1, 0.82] keeps its margin "
+     "at 0.56-0.96 (it is deterministic: its tolerance is the derived O(1) allowance, integer first passage, "
+     "discrete delay and the dropped -alpha/T drift, against numerical error 1e-12), so it does not cross 1 "
+     "inside its declared ranges (smaller eta, larger Q or c are refused)."}}});
   scb::register_claims(registry);
 }
 

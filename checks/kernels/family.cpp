@@ -29,7 +29,19 @@ void register_family_kernels(Registry& registry) {
        "checks/stats (E-A3 uses the existing exact Clopper-Pearson bounds instead); the report section's sweep plots; "
        "the PyTorch benchmark.",
        "Out of reach here: the paper's real-data experiments (text classification and Pathfinder from LRA, two-stage "
-       "training, loss-landscape plots): no data set and no libtorch pipeline for them on this machine."}});
+       "training, loss-landscape plots): no data set and no libtorch pipeline for them on this machine."},
+      {{"kernels.value_only_closed_form",
+        {"s_QK=0.25:4:5:log"},
+        {},
+        "The linear rate (1 - eta lambda_V)^2 is the asymptote of the closed form: it shows at T = 20000 steps (ci) "
+        "only while eta lambda_V T is large. The scale s_QK of W^Q, W^K moves lambda_min(BB') at d = 24, Nn = 12: "
+        "nearly uniform attention (s_QK = 0.25, 0.5) and saturated softmax (s_QK = 4) leave it at 6e-5, 3e-4 and "
+        "1e-10 against 5e-3 to 2e-2 at s_QK = 1, 2. There the measured f_T / f_(T-1) is still off the asymptote by "
+        "1.5e-6 to 1.7e-5: gap / noise 1e3 to 7e3 against 1e-4 at s_QK = 1, 2 (it crosses 1 twice), and the claim's bias "
+        "term (the closed form's own distance from its asymptote) brings the margin to 0.999 (INCONCLUSIVE: "
+        "that bias exceeds the resolution), while the closed form f_t itself keeps margins below 5e-4. "
+        "Not in the grid: d from 10 to 16 at s_QK = 1 gives the same picture at d = 12, 13, 16 but not "
+        "monotonically, since every d draws a new instance."}}});
   kernels::register_claims(registry);
 }
 

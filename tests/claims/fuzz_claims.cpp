@@ -98,6 +98,17 @@ const std::set<std::string> cheap_at_ci = {
     "kernels.value_only_floor_below_Nn",               // 0.5
     "kernels.pl_certificate_every_step",               // 0.46
     "kernels.cross_kernel_softmax_floor",              // 1.1
+    "multihead.boolean_moments",                       // 0.02
+    "multihead.symmetries",                            // < 0.01
+    "multihead.crude_estimate",                        // < 0.01
+    "multihead.crude_estimate_gaussian",               // 1.5
+    "multihead.first_gd_step",                         // 0.7
+    "multihead.linear_response",                       // 0.06
+    "multihead.heuristic_trend",                       // 0.24
+    "multihead.concentration",                         // 1.4
+    "multihead.large_margin_frequency",                // 0.02
+    "multihead.affine_constraint",                     // < 0.01
+    "multihead.non_identifiability",                   // < 0.01
 };
 
 constexpr std::uint64_t default_fuzz_seed = 20261122;

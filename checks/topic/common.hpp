@@ -8,6 +8,8 @@
 
 #include "dyncheck/checks/param_set.hpp"
 #include "dyncheck/checks/params.hpp"
+#include "dyncheck/sim/topic/documents.hpp"
+#include "dyncheck/sim/topic/model.hpp"
 
 namespace dyncheck::checks::topic {
 
@@ -34,6 +36,10 @@ struct Masking {
   Real p_m;
   Real p_c;
   Real p_r;
+  /// The simulator's masking law with these probabilities (empty masks redrawn, random words over the V words).
+  sim::topic::MaskingLaw law() const {
+    return {.p_m = p_m, .p_c = p_c, .p_r = p_r, .redraw_if_none = true, .random_over_all_ids = false};
+  }
   void check() const {
     require(p_c + p_r <= 0.9, "p_r", fmt::format("p_c + p_r must be <= 0.9 (got {:g} + {:g})", p_c.value(), p_r.value()));
   }
@@ -52,5 +58,17 @@ struct Lengths {
             fmt::format("must be >= N_min = {} (got {})", N_min.value(), N_max.value()));
   }
 };
+
+/// The model with one-hot embedding over the V words and [MASK] (num_inputs = d = V + 1), keys at the
+/// unselected positions, squared loss; a claim sets what it trains on top of this.
+inline sim::topic::Structure one_hot_squared_structure(int V) {
+  sim::topic::Structure s;
+  s.V = V;
+  s.num_inputs = V + 1;
+  s.d = V + 1;
+  s.keys = sim::topic::KeySet::unselected;
+  s.loss = sim::topic::Loss::squared;
+  return s;
+}
 
 }  // namespace dyncheck::checks::topic

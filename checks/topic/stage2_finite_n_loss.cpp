@@ -89,14 +89,8 @@ class Stage2FiniteNLoss final : public ClaimShape<Params, Settings, Measured, Pr
     const int T = p.vocabulary.T.as_int(), v = p.vocabulary.v.as_int(), V = T * v;
     const st::DocumentLaw law{.T = T, .v = v, .prior = st::TopicPrior::subset, .alpha = 1, .tau = p.tau.as_int(),
                               .N_min = p.lengths.N_min.as_int(), .N_max = p.lengths.N_max.as_int()};
-    const st::MaskingLaw masking{.p_m = p.masking.p_m, .p_c = p.masking.p_c, .p_r = p.masking.p_r,
-                                 .redraw_if_none = true, .random_over_all_ids = false};
-    st::Structure s;
-    s.V = V;
-    s.num_inputs = V + 1;
-    s.d = V + 1;
-    s.keys = st::KeySet::unselected;
-    s.loss = st::Loss::squared;
+    const st::MaskingLaw masking = p.masking.law();
+    st::Structure s = one_hot_squared_structure(V);
     s.uniform_attention = false;
     auto parameters = [&](double E) {
       st::Parameters q = st::Parameters::zeros(s);

@@ -19,7 +19,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -229,13 +228,11 @@ std::vector<reports::SweepReport> run_report_sweeps(const reports::Report& repor
         for (const auto& axis : sweep.axes) entry.axes.push_back(axis.name);
         std::filesystem::remove_all(directory / entry.directory);
         Progress progress(quiet);
-        reports::run_sweep(sweep, directory / entry.directory, false, [&](std::size_t done, std::size_t total) {
-          progress.start(fmt::format("sweep {}: {}/{} points", spec.claim, done, total));
-        });
+        entry.points = reports::run_sweep(sweep, directory / entry.directory, false,
+                                          [&](std::size_t done, std::size_t total) {
+                                            progress.start(fmt::format("sweep {}: {}/{} points", spec.claim, done, total));
+                                          });
         progress.finish();
-        std::ifstream in(directory / entry.directory / "sweep.json");
-        const nlohmann::json json = nlohmann::json::parse(in);
-        for (const auto& point : json["points"]) entry.points.push_back(point);
         fmt::print("sweep {}: {} points\n", spec.claim, entry.points.size());
       } catch (const checks::ParamError& error) {
         // A sweep the family declares wrongly must not hide the claims' verdicts: reported, not fatal.

@@ -460,8 +460,8 @@ void write_sweep_outputs(const Sweep& sweep, const std::vector<nlohmann::json>& 
   }
 }
 
-void run_sweep(const Sweep& sweep, const std::filesystem::path& directory, bool resume,
-               const std::function<void(std::size_t, std::size_t)>& progress) {
+std::vector<nlohmann::json> run_sweep(const Sweep& sweep, const std::filesystem::path& directory, bool resume,
+                                      const std::function<void(std::size_t, std::size_t)>& progress) {
   prepare_output_directory(directory);
   SweepJournal journal(sweep, directory, resume);
   const std::size_t total = sweep.size();
@@ -471,7 +471,9 @@ void run_sweep(const Sweep& sweep, const std::filesystem::path& directory, bool 
     journal.append(evaluate_sweep_point(sweep, i));
     if (progress) progress(journal.done_count(), total);
   }
-  write_sweep_outputs(sweep, journal.records(), directory);
+  std::vector<nlohmann::json> records = journal.records();
+  write_sweep_outputs(sweep, records, directory);
+  return records;
 }
 
 }  // namespace dyncheck::reports

@@ -96,8 +96,8 @@ void write_sweep_outputs(const Sweep& sweep, const std::vector<nlohmann::json>& 
                          const std::filesystem::path& directory);
 
 /// The serial driver: every point not yet in the journal, in grid order, then the outputs.
-/// `progress(done, total)` after each point.
-void run_sweep(const Sweep& sweep, const std::filesystem::path& directory, bool resume,
+/// `progress(done, total)` after each point. Returns the records in grid order (as in sweep.json).
+std::vector<nlohmann::json> run_sweep(const Sweep& sweep, const std::filesystem::path& directory, bool resume,
                const std::function<void(std::size_t, std::size_t)>& progress);
 
 }  // namespace dyncheck::reports

@@ -81,13 +81,9 @@ py::object out(const theory::Matrix<S>& m) {
 /// A series of scalars at output times: a numpy array (double) or a list of strings (mp50).
 template <class S>
 py::object out_series(const std::vector<S>& values) {
-  if constexpr (std::is_same_v<S, double>) {
-    return py::array_t<double>(static_cast<py::ssize_t>(values.size()), values.data());
-  } else {
-    py::list list;
-    for (const S& x : values) list.append(text(x));
-    return list;
-  }
+  theory::Vector<S> v(static_cast<Eigen::Index>(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i) v[static_cast<Eigen::Index>(i)] = values[i];
+  return out(v);
 }
 
 /// A series of vectors at output times: a (times x size) numpy array (double) or nested lists (mp50).

@@ -99,7 +99,7 @@ struct Params : ParamSet {
     const double gd = static_cast<double>(resolved_runs(budget)) * static_cast<double>(resolved_steps(budget)) *
                       step_seconds();
     const double fd = 4.0 * static_cast<double>(2 * m * d * d) * enumeration_seconds(k, d, m, 2, false);
-    const double allowance = budget.pick(2.0, 30.0, 1800.0);  // ci: ~1 minute on a loaded core
+    const double allowance = budget.pick(2.0, 15.0, 1800.0);  // ci: under a minute on a loaded core
     if (gd + fd > allowance) {
       throw ParamError(runs.value() != 0 || steps.value() != 0 ? "steps" : "k",
                        fmt::format("{} runs x {} GD steps on 2^{} inputs (m = {}) take up to about {:.3g} s, more than "

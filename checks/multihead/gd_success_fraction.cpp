@@ -19,7 +19,7 @@
 // student's, column-major): teacher Θ_i = theta_scale N(0,1), W_i = w_scale N(0,1); student entries
 // init_scale N(0,1). Defaults k = 3, d = 2, m = 2 (inside the spec's E-B1 ranges k 2..6, d 2..4, m 1..3; 2^6
 // inputs, so that thousands of GD steps per run fit the budget); runs R and steps T by budget: smoke 2 x 200,
-// ci 16 x 3000, full 64 x 30000.
+// ci 16 x 3000, full 64 x 30000 (T lowered, to at least 100, where a larger cube would not fit the budget).
 // Tolerances (deterministic: no statistical term; first-order rounding bounds, doubled). Notation: eps = 2^-53,
 //   N = 2^{kd}, B = Σ_i max_b Σ_c |W_i(c,b)| (|F| <= B entrywise: softmax rows are probability vectors, |X| = 1),
 //   ‖Θ‖_1 = Σ|Θ_ce|. Per entry |F̂ − F| <= e_F = 2 Σ_i ‖W_i‖_col (4(d²+2) eps ‖Θ_i‖_1 + (2k+d+m+4) eps)
@@ -77,14 +77,21 @@ struct Params : ParamSet {
   Real init_scale{this, "init_scale", 0.5, closed(0.05, 2), "student Theta_i, W_i entries start at init_scale N(0, 1)",
                   Scale::log};
   Int runs{this, "runs", 0, closed(0, 1000), "GD runs (teacher and start each); 0: the budget's (smoke 2, ci 16, full 64)"};
-  Int steps{this, "steps", 0, closed(0, 200000), "GD steps at most per run; 0: the budget's (smoke 200, ci 3000, full 30000)"};
+  Int steps{this, "steps", 0, closed(0, 200000), "GD steps at most per run; 0: the budget's (smoke 200, ci 3000, full 30000; fewer, >= 100, where the cube is large)"};
 
   std::size_t resolved_runs(const Budget& budget) const {
     return runs.value() != 0 ? static_cast<std::size_t>(runs.value()) : budget.pick<std::size_t>(2, 16, 64);
   }
+  /// The steps T: as given, or the budget's (smoke 200, ci 3000, full 30000), lowered to what 80% of the budget's
+  /// allowance affords for larger cubes (at least 100; below that the run is refused).
   long long resolved_steps(const Budget& budget) const {
-    return steps.value() != 0 ? steps.value() : budget.pick<long long>(200, 3000, 30000);
+    if (steps.value() != 0) return steps.value();
+    const long long base = budget.pick<long long>(200, 3000, 30000);
+    const double affordable =
+        std::floor(0.8 * allowance(budget) / (static_cast<double>(resolved_runs(budget)) * step_seconds()));
+    return static_cast<long long>(std::max(100.0, std::min(static_cast<double>(base), affordable)));
   }
+  static double allowance(const Budget& budget) { return budget.pick(2.0, 15.0, 1800.0); }  // ci: < 1 min loaded
   /// Seconds of one GD step (a population gradient pass and the line search's loss passes): measured per input
   /// (user CPU, one thread, ci build) 1.3 µs at k = 3, d = 2, m = 2; 1.8 µs at (2, 4, 3); 1.1 µs at (4, 3, 1); 3.3 µs at
   /// (5, 2, 3): at most 5.9 ns per operation of enumeration_seconds' count; modelled at 7.5 ns per operation.
@@ -99,12 +106,11 @@ struct Params : ParamSet {
     const double gd = static_cast<double>(resolved_runs(budget)) * static_cast<double>(resolved_steps(budget)) *
                       step_seconds();
     const double fd = 4.0 * static_cast<double>(2 * m * d * d) * enumeration_seconds(k, d, m, 2, false);
-    const double allowance = budget.pick(2.0, 15.0, 1800.0);  // ci: under a minute on a loaded core
-    if (gd + fd > allowance) {
+    if (gd + fd > allowance(budget)) {
       throw ParamError(runs.value() != 0 || steps.value() != 0 ? "steps" : "k",
                        fmt::format("{} runs x {} GD steps on 2^{} inputs (m = {}) take up to about {:.3g} s, more than "
                                    "the {:g} s this budget allows; lower runs, steps, k, d or m",
-                                   resolved_runs(budget), resolved_steps(budget), k * d, m, gd + fd, allowance));
+                                   resolved_runs(budget), resolved_steps(budget), k * d, m, gd + fd, allowance(budget)));
     }
   }
 };

@@ -27,8 +27,9 @@
 //   term alone exceeded the resolution at 3 of 32 master seeds (INCONCLUSIVE, half-width 1.1-1.5 x the resolution).
 //   So n per replicate comes from a pilot on its own stream ("<id>/pilot", 16 x the budget's n inputs): the smallest
 //   n whose predicted Student-t half-width is 0.6 x the resolution for every compared entry (g_0 and r_ε; the
-//   remaining 0.4 is for the Richardson bias term), clamped to [1, 12] x the budget's n (the pilot chose
-//   1.25x-7.1x over master seeds 1-40 at ci). The verdict's replicates
+//   remaining 0.4 is for the Richardson bias term), clamped to [1, F] x the budget's n (the pilot chose
+//   1.25x-7.1x over master seeds 1-40 at ci), F = 12 or less where the budget's allowance affords less (larger k, d,
+//   m: there a pilot asking for more leaves the claim INCONCLUSIVE rather than over budget). The verdict's replicates
 //   are fresh draws, so choosing n this way leaves their statistics as they are; the resolution is the claim's own
 //   theory (k-1)/k Σ Θ̃_i W_i (mutants share the measurement).
 // Mutants: k_minus_1_over_k_dropped (Σ Θ̃_i W_i: gross for small k, >= 12% at k <= 8) and
@@ -60,7 +61,14 @@ struct Params : ParamSet {
   /// The pilot's inputs (one stream, 16 x the budget's n) and the largest multiple of the budget's n it may choose
   /// (the pilot chose 1.25x to 7.1x at ci over master seeds 1-40 at the defaults).
   static long long pilot_samples(const Budget& budget) { return 16 * samples(budget); }
-  static constexpr long long max_sample_factor = 12;
+  /// The largest multiple of the budget's n the pilot may choose: 12, or less where the budget's allowance affords
+  /// less (larger k, d, m); 0 when not even the budget's n fits (refused).
+  long long max_sample_factor(const Budget& budget) const {
+    const double per_factor = 3.0 * static_cast<double>(replicates(budget)) * static_cast<double>(samples(budget)) *
+                              forward_seconds();
+    const double pilot = 3.0 * static_cast<double>(pilot_samples(budget)) * forward_seconds();
+    return std::min<long long>(12, static_cast<long long>(std::floor((enumeration_allowance(budget) - pilot) / per_factor)));
+  }
   /// Seconds of one Gaussian forward pass (sampling included): 0.3 µs + 0.6 ns per operation of
   /// enumeration_seconds' count, above the user CPU time measured on one thread at ci: 0.48 µs at k = d = 3, m = 2
   /// (315 operations), 2.35 µs at k = 8, d = 6, m = 3 (4224), 0.19 µs at k = 2, d = m = 1 (48).
@@ -75,14 +83,13 @@ struct Params : ParamSet {
                                               "or d",
                                               epsilon * static_cast<double>(shape.d.value())));
     }
-    const double forwards =
-        3.0 * (static_cast<double>(replicates(budget)) * static_cast<double>(max_sample_factor * samples(budget)) +
-               static_cast<double>(pilot_samples(budget)));
-    const double seconds = forwards * forward_seconds();
-    if (seconds > enumeration_allowance(budget)) {
-      throw ParamError("k", fmt::format("up to {:.3g} forward passes (the pilot's largest choice of n) take "
-                                        "about {:.3g} s, more than the {:g} s this budget allows; lower k, d or m",
-                                        forwards, seconds, enumeration_allowance(budget)));
+    if (max_sample_factor(budget) < 1) {
+      const double forwards =
+          3.0 * (static_cast<double>(replicates(budget)) * static_cast<double>(samples(budget)) +
+                 static_cast<double>(pilot_samples(budget)));
+      throw ParamError("k", fmt::format("{:.3g} forward passes (the budget's n and the pilot) take about {:.3g} s, more "
+                                        "than the {:g} s this budget allows; lower k, d or m",
+                                        forwards, forwards * forward_seconds(), enumeration_allowance(budget)));
     }
   }
 };
@@ -170,7 +177,7 @@ class CrudeEstimateGaussian final : public ClaimShape<Params, Settings, Measured
       }
       const double per_replicate = std::ceil(needed / static_cast<double>(m.replicates));
       const double low = static_cast<double>(m.budget_samples);
-      const double high = static_cast<double>(Params::max_sample_factor * m.budget_samples);
+      const double high = static_cast<double>(p.max_sample_factor(context.budget) * m.budget_samples);
       m.samples = static_cast<long long>(std::isfinite(per_replicate) ? std::clamp(per_replicate, low, high) : high);
     }
     const long long n = m.samples;
@@ -254,7 +261,7 @@ class CrudeEstimateGaussian final : public ClaimShape<Params, Settings, Measured
         "resolution, within [1, {}] x the budget's {}). The Boolean counterpart is multihead.crude_estimate "
         "(enumeration).",
         p.w_scale.value(), p.shape.k.value(), d, p.shape.m.value(), m.replicates, m.samples,
-        Params::pilot_samples(context.budget), Params::max_sample_factor, m.budget_samples));
+        Params::pilot_samples(context.budget), p.max_sample_factor(context.budget), m.budget_samples));
     return verdict;
   }
 

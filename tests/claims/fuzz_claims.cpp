@@ -101,7 +101,7 @@ const std::set<std::string> cheap_at_ci = {
     "multihead.boolean_moments",                       // 0.02
     "multihead.symmetries",                            // < 0.01
     "multihead.crude_estimate",                        // < 0.01
-    "multihead.crude_estimate_gaussian",               // 1.5
+    "multihead.crude_estimate_gaussian",               // 0.7-4.2 CPU s (n from a pilot)
     "multihead.first_gd_step",                         // 0.7
     "multihead.linear_response",                       // 0.06
     "multihead.heuristic_trend",                       // 0.24
@@ -109,6 +109,7 @@ const std::set<std::string> cheap_at_ci = {
     "multihead.large_margin_frequency",                // 0.02
     "multihead.affine_constraint",                     // < 0.01
     "multihead.non_identifiability",                   // < 0.01
+    "multihead.gd_success_fraction",                   // 3.1
 };
 
 constexpr std::uint64_t default_fuzz_seed = 20261122;

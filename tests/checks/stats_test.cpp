@@ -604,13 +604,19 @@ std::vector<double> binomial_pmfs(std::size_t n, double p) {
   return pmf;
 }
 
+/// The intervals for x = 0..n, computed once (they do not depend on p).
 template <class IntervalOf>
-double exact_coverage(std::size_t n, double p, IntervalOf interval_of) {
+std::vector<stats::Interval> intervals_for(std::size_t n, IntervalOf interval_of) {
+  std::vector<stats::Interval> out;
+  for (std::size_t x = 0; x <= n; ++x) out.push_back(interval_of(x));
+  return out;
+}
+
+double exact_coverage(std::size_t n, double p, const std::vector<stats::Interval>& intervals) {
   const std::vector<double> pmf = binomial_pmfs(n, p);
   double covered = 0;
   for (std::size_t x = 0; x <= n; ++x) {
-    const stats::Interval i = interval_of(x);
-    if (i.lower <= p && p <= i.upper) covered += pmf[x];
+    if (intervals[x].lower <= p && p <= intervals[x].upper) covered += pmf[x];
   }
   return covered;
 }
@@ -621,10 +627,8 @@ TEST(StatsProportionCoverage, ClopperPearsonCoversAtEveryP) {
   for (const double confidence : {0.8, 0.95}) {
     for (const std::size_t n : {1U, 2U, 5U, 10U, 40U, 100U}) {
       double worst = 1;
-      for (int k = 1; k < 1000; ++k) {
-        const double p = k / 1000.0;
-        worst = std::min(worst, exact_coverage(n, p, [&](std::size_t x) { return stats::clopper_pearson(x, n, confidence); }));
-      }
+      const auto intervals = intervals_for(n, [&](std::size_t x) { return stats::clopper_pearson(x, n, confidence); });
+      for (int k = 1; k < 1000; ++k) worst = std::min(worst, exact_coverage(n, k / 1000.0, intervals));
       std::cout << "[coverage] clopper_pearson n = " << n << ", confidence " << confidence << ": min " << worst << "\n";
       EXPECT_GE(worst, confidence - 1e-12) << "n = " << n;
     }
@@ -635,13 +639,14 @@ TEST(StatsProportionCoverage, WilsonMeanCoverageIsNearTheConfidence) {
   for (const double confidence : {0.8, 0.95}) {
     for (const std::size_t n : {10U, 40U, 100U}) {
       double sum = 0, worst = 1, mis_sum = 0;
+      const auto intervals = intervals_for(n, [&](std::size_t x) { return stats::wilson(x, n, confidence); });
+      // the same interval with the quantile of a lower confidence (1 - 2(1 - confidence)): must be caught
+      const auto miscalibrated = intervals_for(n, [&](std::size_t x) { return stats::wilson(x, n, 1 - 2 * (1 - confidence)); });
       for (int k = 1; k < 1000; ++k) {
-        const double p = k / 1000.0;
-        const double c = exact_coverage(n, p, [&](std::size_t x) { return stats::wilson(x, n, confidence); });
+        const double c = exact_coverage(n, k / 1000.0, intervals);
         sum += c;
         worst = std::min(worst, c);
-        // the same interval with the quantile of a lower confidence (1 - 2(1 - confidence)): must be caught
-        mis_sum += exact_coverage(n, p, [&](std::size_t x) { return stats::wilson(x, n, 1 - 2 * (1 - confidence)); });
+        mis_sum += exact_coverage(n, k / 1000.0, miscalibrated);
       }
       const double mean = sum / 999, mis_mean = mis_sum / 999;
       std::cout << "[coverage] wilson n = " << n << ", confidence " << confidence << ": mean " << mean << ", min " << worst
@@ -657,6 +662,10 @@ TEST(StatsProportionCoverage, NewcombeMeanCoverageIsNearTheConfidence) {
     for (const auto& [n1, n2] : {std::pair<std::size_t, std::size_t>{10, 10}, {40, 40}, {10, 40}}) {
       double sum = 0, worst = 1;
       int count = 0;
+      std::vector<stats::Interval> table;  // (x1, x2) row-major
+      for (std::size_t x1 = 0; x1 <= n1; ++x1) {
+        for (std::size_t x2 = 0; x2 <= n2; ++x2) table.push_back(stats::newcombe_difference(x1, n1, x2, n2, confidence));
+      }
       for (int k1 = 1; k1 < 100; k1 += 2) {
         const std::vector<double> pmf1 = binomial_pmfs(n1, k1 / 100.0);
         for (int k2 = 1; k2 < 100; k2 += 2) {
@@ -665,7 +674,7 @@ TEST(StatsProportionCoverage, NewcombeMeanCoverageIsNearTheConfidence) {
           double c = 0;
           for (std::size_t x1 = 0; x1 <= n1; ++x1) {
             for (std::size_t x2 = 0; x2 <= n2; ++x2) {
-              const stats::Interval i = stats::newcombe_difference(x1, n1, x2, n2, confidence);
+              const stats::Interval& i = table[x1 * (n2 + 1) + x2];
               if (i.lower <= diff && diff <= i.upper) c += pmf1[x1] * pmf2[x2];
             }
           }

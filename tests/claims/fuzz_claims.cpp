@@ -94,10 +94,10 @@ const std::set<std::string> cheap_at_ci = {
     "topic.stage1_excluded_keys_closed_form",          // 3.2
     "topic.stage1_all_keys_min_norm",                  // 1.4
     "topic.stage2_prior_free_law",                     // 0.55
-    "kernels.value_only_closed_form",                  // 1.7-3.2
+    "kernels.value_only_closed_form",                  // 0.4-1.2 (steps from the rate)
     "kernels.value_only_floor_below_Nn",               // 0.5
     "kernels.pl_certificate_every_step",               // 0.46
-    "kernels.cross_kernel_softmax_floor",              // 1.1
+    "kernels.cross_kernel_softmax_floor",              // 3.0 (with the softmax-teacher runs of E-A4)
     "multihead.boolean_moments",                       // 0.02
     "multihead.symmetries",                            // < 0.01
     "multihead.crude_estimate",                        // < 0.01

@@ -14,7 +14,7 @@ void register_family_topic(Registry& registry) {
     "are the [derived] ones of specs/topic.md §5-§6, exact for the model defined there (one layer, one head, "
     "no residual/LayerNorm/FFN, one-hot embedding, MLM masking with p_m, p_c, p_r).",
     "Checked: C1 (stage-1 (C) closed form vs a 50/100-digit direct solve, both priors, N -> inf and finite N), "
-    "C2 (SGD of the model on sampled documents vs the finite-N optimum), C3 ((P) lambda -> 0 closed form vs an "
+    "C2 (SGD of the model on sampled documents vs the finite-N optimum, both key sets), C3 ((P) lambda -> 0 closed form vs an "
     "extrapolated solve), C4 (RapidCheck properties in tests/theory/topic), C5 (prior-free law E* = 1 + T p_c/p_r "
     "and the tau-subset general-c formula vs the numeric minimiser), C6-C7 (exact finite-N stage-2 loss vs "
     "sampled documents through the model's softmax attention), C8 (two stages under Adam, qualitative, near "
@@ -29,15 +29,15 @@ void register_family_topic(Registry& registry) {
     "The two-stage ordering fails far from the figure setting (the fuzz found t_A < t_V at p_c = 0.74, where "
     "the optimal attention ratio is 75): the claim declares only a neighbourhood of the figure setting."},
    {{"topic.stage1_sgd_matches_finite_n_optimum",
-     {"lambda=0.0006:0.01:5:log"},
+     {"lambda=0.0001:0.01:5:log"},
      {},
-     "The finite-N optimum is block-constant, and SGD's averaged W shows it only if its fluctuations in the "
-     "within-block directions average out over the K/2 averaged steps; the ridge lambda damps them. Measured at "
-     "ci (lr = 20, K = 300, session 10): the block means match the finite-N optimum at every lambda, while the "
-     "within-block standard deviation grows about as lambda^(-1/2) and passed the spec's visibility bound "
-     "0.1 (c_s - c_d) below lambda ~ 5e-4 (FAIL, margin 10 at 3.2e-4 and 21 at 1e-4). Those points are now "
-     "outside the claim's declared range (lambda >= 6e-4), so this sweep shows the margin rising towards 1 as "
-     "lambda falls to the range's end, not the crossing itself."}}});
+     "The finite-N optimum is block-constant at every lambda; what falls with lambda is the curvature of J along the "
+     "within-block directions (lambda + eta/V), so the SGD noise of the averaged W grows (raw within-block std 0.006 "
+     "at 1e-3, 0.013 at 3e-4, 0.020 at 1e-4, measured at ci, lr = 20, K = 300). Session 10 compared that raw std "
+     "with the visibility bound 0.1 (c_s - c_d) and FAILed below lambda ~ 5e-4; the claim now compares the "
+     "structural spread (cross-run products, stage1_sgd.hpp), which that noise does not bias: it passes down to "
+     "1e-4 (margin 0.02-0.3), and what small lambda costs is width (at 1e-4 c_diag's half-width 2.1e-3 exceeds its "
+     "resolution 1.5e-3: INCONCLUSIVE, not FAIL)."}}});
   topic::register_claims(registry);
 }
 

@@ -82,9 +82,9 @@ struct Params : ParamSet {
     const double V = static_cast<double>(vocabulary.V()), D = V + 1;
     // The 50-digit LU of the D x D system: D^3/3 multiprecision operations (~1e6 per second).
     const double theory_work = D * D * D / 3;
-    require(theory_work <= budget.pick(3e5, 3e6, 3e7), "T",
+    require(theory_work <= budget.pick(1e6, 3e6, 3e7), "T",
             fmt::format("T v = {} words: the 50-digit solve takes about {:.3g} operations, above the budget's {:.3g}",
-                        vocabulary.V(), theory_work, budget.pick(3e5, 3e6, 3e7)));
+                        vocabulary.V(), theory_work, budget.pick(1e6, 3e6, 3e7)));
     // The mean dynamics must be stable: 2 lr h_max < 2 with h_max the top eigenvalue of H = S + lambda I. S is
     // PSD with trace E||xbar||^2 <= 1, and its top eigenvalue is at most E||xbar||^2 (xbar's mean has norm^2
     // (a + r)^2/V + q^2 and its fluctuation adds at most E 1/N): 2 lr (trace bound) <= 1.9 is required.

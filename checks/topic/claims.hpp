@@ -17,6 +17,7 @@ std::unique_ptr<Claim> make_stage2_prior_free_law();              // C5
 std::unique_ptr<Claim> make_stage2_all_keys_minimiser();          // §6 (P) table
 std::unique_ptr<Claim> make_stage2_finite_n_loss();                // C6-C7
 std::unique_ptr<Claim> make_two_stage_value_before_attention();   // C8
+std::unique_ptr<Claim> make_stage2_cross_entropy_finite_n_loss();  // C9
 
 inline void register_claims(Registry& registry) {
   registry.add(make_stage1_excluded_keys_closed_form());
@@ -27,6 +28,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_stage2_all_keys_minimiser());
   registry.add(make_stage2_finite_n_loss());
   registry.add(make_two_stage_value_before_attention());
+  registry.add(make_stage2_cross_entropy_finite_n_loss());
 }
 
 }  // namespace dyncheck::checks::topic

@@ -18,6 +18,7 @@ std::unique_ptr<Claim> make_stage2_all_keys_minimiser();          // §6 (P) tab
 std::unique_ptr<Claim> make_stage2_finite_n_loss();                // C6-C7
 std::unique_ptr<Claim> make_two_stage_value_before_attention();   // C8
 std::unique_ptr<Claim> make_stage2_cross_entropy_finite_n_loss();  // C9
+std::unique_ptr<Claim> make_everything_free_block_pattern();       // the headline (§8)
 
 inline void register_claims(Registry& registry) {
   registry.add(make_stage1_excluded_keys_closed_form());
@@ -29,6 +30,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_stage2_finite_n_loss());
   registry.add(make_two_stage_value_before_attention());
   registry.add(make_stage2_cross_entropy_finite_n_loss());
+  registry.add(make_everything_free_block_pattern());
 }
 
 }  // namespace dyncheck::checks::topic

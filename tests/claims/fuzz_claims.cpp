@@ -94,6 +94,7 @@ const std::set<std::string> cheap_at_ci = {
     "topic.stage1_excluded_keys_closed_form",          // 3.2
     "topic.stage1_all_keys_min_norm",                  // 1.4
     "topic.stage2_prior_free_law",                     // 0.55
+    "topic.stage2_all_keys_minimiser",                 // 0.1
     "kernels.value_only_closed_form",                  // 0.4-1.2 (steps from the rate)
     "kernels.value_only_floor_below_Nn",               // 0.5
     "kernels.pl_certificate_every_step",               // 0.46

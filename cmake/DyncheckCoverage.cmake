@@ -4,12 +4,12 @@
 # -O1 -fno-inline: every function that is instantiated keeps its own out-of-line body and its own
 #   entry counter, so "executed" and "never executed" are per function (with inlining, gcov has no
 #   record at all for a function inlined everywhere, and a function inlined into a branch nobody
-#   takes would silently drop out of the list). -O1 keeps the rest of the code fast enough for the
-#   claims at ci (measured: README.md, "make coverage").
+#   takes would silently drop out of the list). -O1 rather than -O0 for the speed of the rest of
+#   the code (the claims' ci run under this build is not yet measured: README.md, "make coverage").
 # -fprofile-update=single: plain counter increments. Threads may lose increments of a counter
 #   (the counts are then lower bounds), but a counter some thread incremented is never left at 0,
-#   and executed / never executed is all that scripts/coverage.sh decides on. Atomic updates made
-#   the claims' threaded runs several times slower.
+#   and executed / never executed is all that scripts/coverage.sh decides on; atomic updates would
+#   make every counter increment a locked instruction.
 option(DYNCHECK_COVERAGE "Instrument dyncheck for coverage (gcov/gcovr)" OFF)
 if(DYNCHECK_COVERAGE)
   target_compile_options(dyncheck_build_flags INTERFACE --coverage -O1 -fno-inline -fprofile-update=single)

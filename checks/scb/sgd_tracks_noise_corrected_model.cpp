@@ -44,7 +44,7 @@
 //   bound on b_min above (ParamError otherwise: valid for every instance the point draws).
 // Cost: refused up front in check() (ParamError, before any draw) when 5 S steps B (T + N^2) at the
 //   bound on b_min exceeds 1.5e10 at ci (about 150 s on 2 threads: the default point's instance is
-//   8.2e8, ~8 s; the default's bound 1.1e10) or 2e8 at smoke: whether a point is refused depends on
+//   8.2e8, ~8 s; the default's bound 1.1e10) or 1e9 at smoke: whether a point is refused depends on
 //   its parameters only, never on the seed.
 // Full budget only: the Gaussian-noise population simulation (sim::scb::noisy_population_step)
 //   at N ∈ {100, 500}, T = 1e5 against the same model (constants in double: dense q is T×N).
@@ -108,7 +108,9 @@ struct Params : ParamSet {
            (static_cast<double>(T) + static_cast<double>(vocabulary.N * vocabulary.N));
   }
   static double work_max(const Budget& budget) {
-    return budget.pick<double>(2e8, 1.5e10, std::numeric_limits<double>::infinity());
+    // smoke: 1e9 (2e8 before the bound; the default's bound at smoke is 6.9e8, ~4 s on one thread,
+    // while the default seed's instance needs 5.1e7).
+    return budget.pick<double>(1e9, 1.5e10, std::numeric_limits<double>::infinity());
   }
 
   /// Cost refusal from the parameters alone (issue #10): the automatic batch never exceeds

@@ -140,7 +140,9 @@ struct Params : ParamSet {
                      (rates.eta_A_K_P * lambda_pop_fraction * bounds.mu_min(N)));
   }
   static double work_max(const Budget& budget) { return budget.pick<double>(5e8, 6e10, 1e12); }
-  static double population_work_max(const Budget& budget) { return budget.pick<double>(1e6, 5e6, 1e9); }
+  /// Smoke as ci: the bound on the zeroing steps (3/T off-support, mu_max/mu_min of the conditioning)
+  /// is ~30x the default seed's 128 steps; 1e6 at smoke refused the defaults.
+  static double population_work_max(const Budget& budget) { return budget.pick<double>(5e6, 5e6, 1e9); }
   long long steps_at(const Budget& budget) const {
     return budget.level == BudgetLevel::smoke ? std::min<long long>(2, steps) : steps.value();
   }

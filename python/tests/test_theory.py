@@ -110,6 +110,30 @@ def test_topic_laws_against_their_formulas_in_mpmath():
     assert dyncheck.theory.topic.subset_law(T=T, v=v, tau=2, p_c=0.1, p_r=0.1, c=0.001) == float("inf")
 
 
+def test_topic_stage2_landscape_minimum_at_the_prior_free_law():
+    # (C), tau = 2, c = 1, squared loss: the N -> infinity landscape's minimiser over a fine grid sits at the
+    # general-c subset law E* = 1 + p_c tau / (c v (p_c + tau p_r / T) - p_c), and the finite-N sum differs
+    # from the N -> infinity value by a few percent at N ~ U{100..150}.
+    T, v, tau, p_m, p_c, p_r, c = 10, 10, 2, 0.15, 0.1, 0.1, 1.0
+    E = np.exp(np.linspace(np.log(1.0), np.log(60.0), 400))
+    L = dyncheck.theory.topic.stage2_landscape(T=T, v=v, tau=tau, p_m=p_m, p_c=p_c, p_r=p_r, c=c, E=E)
+    law = dyncheck.theory.topic.subset_law(T=T, v=v, tau=tau, p_c=p_c, p_r=p_r, c=c)
+    assert abs(np.log(E[np.argmin(L)]) - np.log(law)) <= np.log(E[1] / E[0])
+    finite = dyncheck.theory.topic.stage2_landscape(T=T, v=v, tau=tau, p_m=p_m, p_c=p_c, p_r=p_r, c=c, E=[law],
+                                                    N=(100, 150))
+    assert 0 < abs(finite[0] - L[np.argmin(L)]) < 0.05 * L[np.argmin(L)]
+    with pytest.raises(ValueError, match="loss must be"):
+        dyncheck.theory.topic.stage2_landscape(T=T, v=v, tau=tau, p_m=p_m, p_c=p_c, p_r=p_r, c=c, E=[1.0], loss="l1")
+
+
+def test_kernels_softmax_loss_floor_against_numpy():
+    rng = np.random.default_rng(5)
+    u = [rng.normal(size=4) for _ in range(3)]
+    t = [rng.normal(size=4) * 2 for _ in range(3)]
+    lb = 0.5 * sum(np.sum((ti - np.clip(ti, ui.min(), ui.max())) ** 2) for ui, ti in zip(u, t))
+    assert dyncheck.theory.kernels.softmax_loss_floor(u=u, t=t) == pytest.approx(lb, rel=1e-14)
+
+
 def test_kernels_value_only_against_gradient_descent():
     rng = np.random.default_rng(7)
     Nn, d, d_out = 6, 4, 2  # d < Nn: lambda_min = 0, a floor

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "dyncheck/theory/kernels/hull.hpp"
 #include "dyncheck/theory/kernels/value_only.hpp"
 #include "theory/common.hpp"
 
@@ -48,4 +49,17 @@ void bind_theory_kernels(py::module_& m) {
       "A.4 D2), its least-squares floor, the eigenvalues lambda of B B' and the slowest mode's |rho|.",
       py::arg("B"), py::arg("W0"), py::arg("O"), py::arg("Y"), py::arg("eta"), py::arg("t"),
       py::arg("digits") = py::none());
+  kernels.def(
+      "softmax_loss_floor",
+      [](const std::vector<Eigen::VectorXd>& u, const std::vector<Eigen::VectorXd>& t) {
+        if (u.size() != t.size()) throw py::value_error("softmax_loss_floor: u and t need one entry per sample");
+        for (std::size_t i = 0; i < u.size(); ++i) {
+          if (u[i].size() == 0) throw py::value_error("softmax_loss_floor: every sample needs n >= 1 values");
+        }
+        return theory::kernels::softmax_loss_floor(u, t);
+      },
+      "LB = 1/2 sum_{i,a} dist(t_ia, [min_b u_ib, max_b u_ib])^2 (specs/kernels.md A.4 D4, scalar output): the\n"
+      "floor under every softmax model trained in W^Q, W^K only; u[i] the n values x_b' W^V W^O of sample i,\n"
+      "t[i] its targets. Double only (no rounding beyond max/min and one sum).",
+      py::arg("u"), py::arg("t"));
 }

@@ -98,4 +98,38 @@ void bind_theory_topic(py::module_& m) {
       "E* for tau-subset documents with W^V = c * blockones (inf where no finite minimiser exists).",
       py::arg("T"), py::arg("v"), py::arg("tau"), py::arg("p_c"), py::arg("p_r"), py::arg("c"),
       py::arg("digits") = py::none());
+  topic.def(
+      "stage2_landscape",
+      [](int T, int v, int tau, double p_m, double p_c, double p_r, double c, const std::vector<double>& E,
+         std::optional<std::pair<int, int>> N, const std::string& loss, std::optional<int> digits) {
+        return with_digits(digits, [&]<class S>() -> py::object {
+          if (T < 1 || v < 1) throw std::invalid_argument("T and v must be >= 1");
+          check_mask(p_m, p_c, p_r);
+          if (!(c > 0)) throw std::invalid_argument("c must be > 0");
+          if (loss != "squared" && loss != "cross_entropy") {
+            throw std::invalid_argument("loss must be 'squared' or 'cross_entropy'; got '" + loss + "'");
+          }
+          for (double e : E) {
+            if (!(e > 0)) throw std::invalid_argument("every E must be > 0");
+          }
+          const auto kind =
+              loss == "squared" ? theory::topic::StageTwoLoss::squared : theory::topic::StageTwoLoss::cross_entropy;
+          std::vector<S> Es(E.begin(), E.end()), values;
+          if (N) {
+            values = theory::topic::finite_n_subset_losses<S>(T, v, tau, S(p_m), S(p_c), S(p_r), S(c), Es, N->first,
+                                                              N->second, theory::topic::RandomToken::word, kind);
+          } else {
+            for (const S& e : Es) {
+              values.push_back(theory::topic::infinite_n_subset_loss<S>(T, v, tau, S(p_c), S(p_r), S(c), e,
+                                                                        theory::topic::RandomToken::word, kind));
+            }
+          }
+          return out_series(values);
+        });
+      },
+      "The stage-2 MLM loss L(E) against the same-topic attention ratio E (specs/topic.md §5-§6) for\n"
+      "tau-subset documents (tau in {1, 2, 3}) with W^V = c * blockones: N = (N_min, N_max) gives the exact\n"
+      "finite-N multinomial sum, None the N -> infinity value; loss 'squared' or 'cross_entropy'.",
+      py::arg("T"), py::arg("v"), py::arg("tau"), py::arg("p_m"), py::arg("p_c"), py::arg("p_r"), py::arg("c"),
+      py::arg("E"), py::arg("N") = py::none(), py::arg("loss") = "squared", py::arg("digits") = py::none());
 }

@@ -223,7 +223,30 @@ def _optional_text(name: str, value: Optional[int]) -> Optional[str]:
     return str(value)  # a negative value gets the CLI's range message
 
 
+def _notebook_progress(label: str) -> Optional[Callable[[int, int], None]]:
+    """In a Jupyter kernel (ipykernel loaded): one output line, updated in place through IPython's
+    display handle. None elsewhere, or where IPython's display cannot be imported."""
+    if "ipykernel" not in sys.modules:
+        return None
+    try:
+        from IPython.display import display
+    except ImportError:
+        return None
+    handle = display(f"{label}: starting", display_id=True)
+    if handle is None:
+        return None
+
+    def show(done: int, total: int) -> None:
+        handle.update(f"{label}: {done}/{total}")
+
+    return show
+
+
 def _terminal_progress(label: str) -> Optional[Callable[[int, int], None]]:
+    """The default progress display: a line updated in place on a terminal, or in a notebook."""
+    notebook = _notebook_progress(label)
+    if notebook is not None:
+        return notebook
     if not sys.stderr.isatty():
         return None
 
@@ -242,7 +265,8 @@ def run(claim_or_family: Union[str, Iterable[str]], params: Optional[Dict[str, A
     params: {name: value} overrides, checked against each claim's declared range (ValueError).
     budget: "smoke", "ci" or "full". seed: the master seed (default DYNCHECK_SEED or 20261122).
     threads: worker threads (results do not depend on it). mutant: a deliberately wrong theory.
-    progress: called as progress(done, total) while the run goes (default: a line on a terminal).
+    progress: called as progress(done, total) while the run goes (default: a line on a terminal, or an
+        output line updated in place in a Jupyter notebook).
     """
     selectors = [claim_or_family] if isinstance(claim_or_family, str) else list(claim_or_family)
     label = ", ".join(selectors)

@@ -14,6 +14,7 @@
 // a given coefficient row (or refutes it) without a teacher. The keys are the rows of K (n x d_k).
 #pragma once
 
+#include "dyncheck/portable/math.hpp"
 #include <Eigen/Dense>
 #include <cmath>
 
@@ -34,7 +35,7 @@ inline RowRealisability gaussian_row_realisable(const Eigen::MatrixXd& K, const 
                                                 double tolerance = 1e-10) {
   const Eigen::Index n = K.rows(), dk = K.cols();
   Eigen::VectorXd r2(n);
-  for (Eigen::Index b = 0; b < n; ++b) r2(b) = -c_scale * std::log(c(b));
+  for (Eigen::Index b = 0; b < n; ++b) r2(b) = -c_scale * portable::log(c(b));
   RowRealisability result;
   const Eigen::RowVectorXd k1 = K.row(0);
   if (n == 1) {

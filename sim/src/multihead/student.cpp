@@ -1,3 +1,4 @@
+#include "softmax_rows.hpp"
 #include "dyncheck/sim/multihead/student.hpp"
 
 #include <dyncheck/portable/math.hpp>
@@ -22,18 +23,6 @@ void check_student(const Layer& student, int d) {
   }
 }
 
-/// Row-wise softmax of Z in place (shifted by the row maximum).
-void softmax_in_place(Eigen::MatrixXd& Z) {
-  for (Eigen::Index a = 0; a < Z.rows(); ++a) {
-    const double top = Z.row(a).maxCoeff();
-    double total = 0;
-    for (Eigen::Index b = 0; b < Z.cols(); ++b) {
-      Z(a, b) = portable::exp(Z(a, b) - top);
-      total += Z(a, b);
-    }
-    Z.row(a) /= total;
-  }
-}
 
 /// Working storage of one input's forward pass.
 struct Pass {
@@ -48,7 +37,7 @@ void forward_pass(const Layer& student, const Eigen::MatrixXd& X, const Eigen::M
   pass.R = -target;
   for (std::size_t i = 0; i < m; ++i) {
     pass.S[i].noalias() = X * student.theta[i] * X.transpose();
-    softmax_in_place(pass.S[i]);
+    detail::softmax_rows(pass.S[i]);
     pass.V[i].noalias() = X * student.w[i];
     pass.R.noalias() += pass.S[i] * pass.V[i];
   }

@@ -17,6 +17,7 @@
 
 #include "dyncheck/checks/params.hpp"
 #include "dyncheck/reports/files.hpp"
+#include "dyncheck/sim/replicate_exchange.hpp"
 
 namespace dyncheck::reports::mpi {
 namespace {
@@ -27,6 +28,111 @@ constexpr std::uint64_t stop = std::numeric_limits<std::uint64_t>::max();
 
 void check(int status, const char* what) {
   if (status != MPI_SUCCESS) throw std::runtime_error(fmt::format("MPI error in {}", what));
+}
+
+/// The replicate exchange over one group's communicator: an allgather of byte strings.
+class MpiExchange final : public sim::ReplicateExchange {
+ public:
+  explicit MpiExchange(MPI_Comm comm) : comm_(comm) {
+    check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+    check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  }
+  int size() const override { return size_; }
+  int rank() const override { return rank_; }
+  /// Collective calls made and bytes gathered so far (reported on stdout, never written to files).
+  std::size_t calls() const { return calls_; }
+  std::size_t bytes() const { return bytes_; }
+  std::vector<std::string> allgather(const std::string& mine) override {
+    if (mine.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw std::runtime_error("replicate exchange: one share exceeds 2 GiB");
+    }
+    const int length = static_cast<int>(mine.size());
+    std::vector<int> lengths(static_cast<std::size_t>(size_));
+    check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_), "MPI_Allgather");
+    std::vector<int> offsets(static_cast<std::size_t>(size_));
+    long long total = 0;
+    for (std::size_t m = 0; m < lengths.size(); ++m) {
+      offsets[m] = static_cast<int>(total);
+      total += lengths[m];
+      if (total > std::numeric_limits<int>::max()) throw std::runtime_error("replicate exchange: shares exceed 2 GiB");
+    }
+    std::string all(static_cast<std::size_t>(total), '\0');
+    check(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, comm_),
+          "MPI_Allgatherv");
+    ++calls_;
+    bytes_ += static_cast<std::size_t>(total);
+    std::vector<std::string> shares;
+    shares.reserve(lengths.size());
+    for (std::size_t m = 0; m < lengths.size(); ++m) {
+      shares.push_back(all.substr(static_cast<std::size_t>(offsets[m]), static_cast<std::size_t>(lengths[m])));
+    }
+    return shares;
+  }
+
+ private:
+  MPI_Comm comm_;
+  int size_ = 1;
+  int rank_ = 0;
+  std::size_t calls_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+int mpi_size() {
+  int size = 1;
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+  return size;
+}
+
+/// Fewer points left than ranks: the ranks form one group per point (rank r joins group r mod P,
+/// P = points left), each group runs its point with the point's replicates split over its members
+/// (sim::ReplicateExchange), and the group leaders (world ranks 0..P-1) send the records to rank 0.
+/// The records are the serial run's, bit for bit: evaluate_sweep_point is the same call, and the
+/// split replicates return the same values.
+void run_groups(const std::vector<std::uint64_t>& points, const Sweep& sweep, int world_rank, SweepJournal* journal,
+                const std::function<void(std::size_t, std::size_t)>& progress) {
+  const int groups = static_cast<int>(points.size());
+  const int group = world_rank % groups;
+  MPI_Comm comm = MPI_COMM_NULL;
+  check(MPI_Comm_split(MPI_COMM_WORLD, group, world_rank, &comm), "MPI_Comm_split");
+  nlohmann::json record;
+  std::size_t exchanges = 0;
+  std::size_t bytes = 0;
+  int members = 1;
+  {
+    MpiExchange exchange(comm);
+    const sim::ScopedReplicateExchange installed(&exchange);
+    record = evaluate_sweep_point(sweep, static_cast<std::size_t>(points[static_cast<std::size_t>(group)]));
+    exchanges = exchange.calls();
+    bytes = exchange.bytes();
+    members = exchange.size();
+  }
+  check(MPI_Comm_free(&comm), "MPI_Comm_free");
+  const bool leader = world_rank < groups;
+  if (world_rank == 0) {
+    // Printed only (not written to the files, which must not depend on the ranks).
+    fmt::print("{} point{} left for {} ranks: one group of ranks per point; point {}: replicates split over {} rank{} "
+               "in {} exchange{} ({} bytes)\n",
+               groups, groups == 1 ? "" : "s", mpi_size(), points[0], members, members == 1 ? "" : "s", exchanges,
+               exchanges == 1 ? "" : "s", bytes);
+    journal->append(record);
+    if (progress) progress(journal->done_count(), sweep.size());
+    for (int received = 1; received < groups; ++received) {
+      MPI_Status probe;
+      check(MPI_Probe(MPI_ANY_SOURCE, tag_request, MPI_COMM_WORLD, &probe), "MPI_Probe");
+      int length = 0;
+      check(MPI_Get_count(&probe, MPI_CHAR, &length), "MPI_Get_count");
+      std::string payload(static_cast<std::size_t>(length), '\0');
+      check(MPI_Recv(payload.data(), length, MPI_CHAR, probe.MPI_SOURCE, tag_request, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      journal->append(nlohmann::json::parse(payload));
+      if (progress) progress(journal->done_count(), sweep.size());
+    }
+  } else if (leader) {
+    const std::string payload = record.dump();
+    check(MPI_Send(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 0, tag_request, MPI_COMM_WORLD),
+          "MPI_Send");
+  }
 }
 
 }  // namespace
@@ -67,6 +173,14 @@ void run_sweep(const Session& session, const Sweep& sweep, const std::filesystem
     int status = 0;
     check(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
     if (status != 0) throw checks::ParamError("resume", "rank 0 refused the sweep (see its message)");
+    std::uint64_t pending_count = 0;
+    check(MPI_Bcast(&pending_count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    if (pending_count > 0 && pending_count < static_cast<std::uint64_t>(session.size())) {
+      std::vector<std::uint64_t> points(pending_count);
+      check(MPI_Bcast(points.data(), static_cast<int>(pending_count), MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+      run_groups(points, sweep, session.rank(), nullptr, nullptr);
+      return;
+    }
     std::string payload;
     while (true) {
       check(MPI_Send(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 0, tag_request, MPI_COMM_WORLD),
@@ -106,6 +220,24 @@ void run_sweep(const Session& session, const Sweep& sweep, const std::filesystem
     return index;
   };
   if (progress) progress(journal->done_count(), total);
+
+  // Fewer points than ranks (a small grid, or the rest of a resumed one): split the points'
+  // replicates instead, so that no rank stays idle while one point runs.
+  std::uint64_t pending_count = pending.size();
+  check(MPI_Bcast(&pending_count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (pending_count > 0 && pending_count < static_cast<std::uint64_t>(session.size())) {
+    std::vector<std::uint64_t> points(pending.begin(), pending.end());
+    try {
+      check(MPI_Bcast(points.data(), static_cast<int>(pending_count), MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+      run_groups(points, sweep, 0, journal.get(), progress);
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "dyncheck: rank 0: {}; stopping every rank (the finished points stay in {})\n", error.what(),
+                 (directory / "points.jsonl").string());
+      session.abort(3);
+    }
+    write_sweep_outputs(sweep, journal->records(), directory);
+    return;
+  }
 
   // Rank 0's own share, computed beside the coordination (which alone calls MPI).
   std::vector<nlohmann::json> local_results;

@@ -1,4 +1,5 @@
-// default_thread_count: the environment override, else the hardware.
+// default_thread_count: the environment override, else the hardware; the thread's replicate
+// exchange and nesting depth (replicate_exchange.hpp).
 
 #include "dyncheck/sim/replicates.hpp"
 
@@ -22,6 +23,23 @@ unsigned default_thread_count() {
   }
   const unsigned hardware = std::thread::hardware_concurrency();
   return hardware != 0 ? hardware : 1;
+}
+
+namespace {
+thread_local ReplicateExchange* installed_exchange = nullptr;
+}  // namespace
+
+ReplicateExchange* current_replicate_exchange() { return installed_exchange; }
+
+ScopedReplicateExchange::ScopedReplicateExchange(ReplicateExchange* exchange) : previous_(installed_exchange) {
+  installed_exchange = exchange;
+}
+
+ScopedReplicateExchange::~ScopedReplicateExchange() { installed_exchange = previous_; }
+
+int& detail::replicate_depth() {
+  thread_local int depth = 0;
+  return depth;
 }
 
 }  // namespace dyncheck::sim

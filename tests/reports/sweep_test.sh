@@ -4,7 +4,8 @@
 # with another thread count; a resume with another grid, or of a corrupted journal, exits 2 and leaves
 # the journal untouched; invalid axes exit 2 before any work.
 # With an mpiexec (MPI built in): the same sweep under `mpiexec -n 2` gives identical files, and a
-# run whose rank 1 is killed exits non-zero, keeps its journal, and resumes to identical files.
+# run whose rank 1 is killed exits non-zero, keeps its journal, and resumes to identical files; a
+# one-point sweep under 2 ranks splits the point's replicates and gives the serial run's files.
 # Usage: sweep_test.sh <dyncheck> <work dir> [mpiexec]
 set -u
 dyncheck=$1
@@ -68,6 +69,16 @@ if [ -n "$mpiexec" ]; then
   end=$(date +%s.%N)
   for f in sweep.json sweep.csv sweep.svg; do cmp whole/$f mpi/$f || fail "$f differs between 1 process and 2 ranks"; done
   echo "2 ranks: 12 points in $(awk "BEGIN { printf \"%.2f\", $end - $start }") s (identical files)"
+
+  # One point, fewer points than ranks: the ranks split the point's replicates; identical files.
+  one=(--grid eta=0.05 --param batch=4)
+  "$dyncheck" sweep $claim "${one[@]}" --budget smoke --out one --threads 1 --quiet || fail "one-point sweep exited $?"
+  "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${one[@]}" --budget smoke --out one_mpi --quiet \
+    > one_mpi.log 2>&1 || { cat one_mpi.log; fail "one-point sweep under mpiexec -n 2 exited $?"; }
+  cat one_mpi.log
+  grep -Eq 'replicates split over 2 ranks in [1-9][0-9]* exchange' one_mpi.log ||
+    fail "the one-point sweep under 2 ranks did not split its replicates"
+  for f in sweep.json sweep.csv sweep.svg; do cmp one/$f one_mpi/$f || fail "$f differs between 1 process and 2 ranks splitting replicates"; done
 
   # Kill rank 1 once a few points are journaled: the job must exit non-zero, the journal stays.
   "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out rankdied --quiet \

@@ -168,28 +168,35 @@ void run_sweep(const Session& session, const Sweep& sweep, const std::filesystem
     reports::run_sweep(sweep, directory, resume, progress);
     return;
   }
+  const auto ranks = static_cast<std::size_t>(session.size());
+  // Phase 2, on every rank: the points left (fewer than the ranks) run in groups of ranks that split
+  // their replicates. Rank 0 broadcasts which points are left.
+  auto run_rest = [&](std::vector<std::uint64_t> points, SweepJournal* journal) {
+    std::uint64_t count = points.size();
+    check(MPI_Bcast(&count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    if (count == 0) return;
+    points.resize(count);
+    check(MPI_Bcast(points.data(), static_cast<int>(count), MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    run_groups(points, sweep, session.rank(), journal, progress);
+  };
+
   if (session.rank() != 0) {
     // Rank 0 says whether the journal could be opened; on a mismatch every rank stops.
     int status = 0;
     check(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
     if (status != 0) throw checks::ParamError("resume", "rank 0 refused the sweep (see its message)");
-    std::uint64_t pending_count = 0;
-    check(MPI_Bcast(&pending_count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
-    if (pending_count > 0 && pending_count < static_cast<std::uint64_t>(session.size())) {
-      std::vector<std::uint64_t> points(pending_count);
-      check(MPI_Bcast(points.data(), static_cast<int>(pending_count), MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
-      run_groups(points, sweep, session.rank(), nullptr, nullptr);
-      return;
-    }
+    // Phase 1: one point at a time, until rank 0 says stop.
     std::string payload;
     while (true) {
       check(MPI_Send(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 0, tag_request, MPI_COMM_WORLD),
             "MPI_Send");
       std::uint64_t index = 0;
       check(MPI_Recv(&index, 1, MPI_UINT64_T, 0, tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-      if (index == stop) return;
+      if (index == stop) break;
       payload = evaluate_sweep_point(sweep, static_cast<std::size_t>(index)).dump();
     }
+    run_rest({}, nullptr);
+    return;
   }
 
   // Rank 0.
@@ -212,96 +219,89 @@ void run_sweep(const Session& session, const Sweep& sweep, const std::filesystem
   for (std::size_t i = 0; i < total; ++i) {
     if (!journal->done(i)) pending.push_back(i);
   }
+  // Phase 1 hands out points one per rank while at least as many points are left as ranks; the
+  // fewer than `ranks` points left after that are phase 2's, where no rank waits idle for another.
   auto next = [&]() -> std::uint64_t {
     std::lock_guard lock(mutex);
-    if (pending.empty()) return stop;
+    if (pending.size() < ranks) return stop;
     const std::size_t index = pending.front();
     pending.pop_front();
     return index;
   };
   if (progress) progress(journal->done_count(), total);
 
-  // Fewer points than ranks (a small grid, or the rest of a resumed one): split the points'
-  // replicates instead, so that no rank stays idle while one point runs.
-  std::uint64_t pending_count = pending.size();
-  check(MPI_Bcast(&pending_count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (pending_count > 0 && pending_count < static_cast<std::uint64_t>(session.size())) {
-    std::vector<std::uint64_t> points(pending.begin(), pending.end());
+  try {
+    // Rank 0's own share, computed beside the coordination (which alone calls MPI).
+    std::vector<nlohmann::json> local_results;
+    std::exception_ptr local_error;
+    bool local_done = false;
+    std::thread local([&] {
+      try {
+        for (std::uint64_t index = next(); index != stop; index = next()) {
+          nlohmann::json record = evaluate_sweep_point(sweep, static_cast<std::size_t>(index));
+          std::lock_guard lock(mutex);
+          local_results.push_back(std::move(record));
+        }
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        local_error = std::current_exception();
+      }
+      std::lock_guard lock(mutex);
+      local_done = true;
+    });
+
+    int active_workers = session.size() - 1;
     try {
-      check(MPI_Bcast(points.data(), static_cast<int>(pending_count), MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
-      run_groups(points, sweep, 0, journal.get(), progress);
+      while (true) {
+        std::vector<nlohmann::json> finished;
+        bool local_finished = false;
+        {
+          std::lock_guard lock(mutex);
+          finished.swap(local_results);
+          local_finished = local_done;
+          if (local_error) std::rethrow_exception(local_error);
+        }
+        for (const nlohmann::json& record : finished) {
+          journal->append(record);
+          if (progress) progress(journal->done_count(), total);
+        }
+        if (local_finished && active_workers == 0) break;
+        int flag = 0;
+        MPI_Status probe;
+        check(MPI_Iprobe(MPI_ANY_SOURCE, tag_request, MPI_COMM_WORLD, &flag, &probe), "MPI_Iprobe");
+        if (flag == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          continue;
+        }
+        int length = 0;
+        check(MPI_Get_count(&probe, MPI_CHAR, &length), "MPI_Get_count");
+        std::string payload(static_cast<std::size_t>(length), '\0');
+        check(MPI_Recv(payload.data(), length, MPI_CHAR, probe.MPI_SOURCE, tag_request, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE),
+              "MPI_Recv");
+        if (!payload.empty()) {
+          journal->append(nlohmann::json::parse(payload));
+          if (progress) progress(journal->done_count(), total);
+        }
+        const std::uint64_t index = next();
+        check(MPI_Send(&index, 1, MPI_UINT64_T, probe.MPI_SOURCE, tag_assign, MPI_COMM_WORLD), "MPI_Send");
+        if (index == stop) --active_workers;
+      }
     } catch (const std::exception& error) {
+      // The other ranks wait for rank 0: end the whole job, keeping what the journal holds (the
+      // local thread is not joined: abort ends the process).
       fmt::print(stderr, "dyncheck: rank 0: {}; stopping every rank (the finished points stay in {})\n", error.what(),
                  (directory / "points.jsonl").string());
       session.abort(3);
     }
-    write_sweep_outputs(sweep, journal->records(), directory);
-    return;
-  }
-
-  // Rank 0's own share, computed beside the coordination (which alone calls MPI).
-  std::vector<nlohmann::json> local_results;
-  std::exception_ptr local_error;
-  bool local_done = false;
-  std::thread local([&] {
-    try {
-      for (std::uint64_t index = next(); index != stop; index = next()) {
-        nlohmann::json record = evaluate_sweep_point(sweep, static_cast<std::size_t>(index));
-        std::lock_guard lock(mutex);
-        local_results.push_back(std::move(record));
-      }
-    } catch (...) {
-      std::lock_guard lock(mutex);
-      local_error = std::current_exception();
-    }
-    std::lock_guard lock(mutex);
-    local_done = true;
-  });
-
-  int active_workers = session.size() - 1;
-  try {
-    while (true) {
-      std::vector<nlohmann::json> finished;
-      bool local_finished = false;
-      {
-        std::lock_guard lock(mutex);
-        finished.swap(local_results);
-        local_finished = local_done;
-        if (local_error) std::rethrow_exception(local_error);
-      }
-      for (const nlohmann::json& record : finished) {
-        journal->append(record);
-        if (progress) progress(journal->done_count(), total);
-      }
-      if (local_finished && active_workers == 0) break;
-      int flag = 0;
-      MPI_Status probe;
-      check(MPI_Iprobe(MPI_ANY_SOURCE, tag_request, MPI_COMM_WORLD, &flag, &probe), "MPI_Iprobe");
-      if (flag == 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        continue;
-      }
-      int length = 0;
-      check(MPI_Get_count(&probe, MPI_CHAR, &length), "MPI_Get_count");
-      std::string payload(static_cast<std::size_t>(length), '\0');
-      check(MPI_Recv(payload.data(), length, MPI_CHAR, probe.MPI_SOURCE, tag_request, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE),
-            "MPI_Recv");
-      if (!payload.empty()) {
-        journal->append(nlohmann::json::parse(payload));
-        if (progress) progress(journal->done_count(), total);
-      }
-      const std::uint64_t index = next();
-      check(MPI_Send(&index, 1, MPI_UINT64_T, probe.MPI_SOURCE, tag_assign, MPI_COMM_WORLD), "MPI_Send");
-      if (index == stop) --active_workers;
-    }
+    local.join();
+    run_rest(std::vector<std::uint64_t>(pending.begin(), pending.end()), journal.get());
   } catch (const std::exception& error) {
     // The other ranks wait for rank 0: end the whole job, keeping what the journal holds.
     fmt::print(stderr, "dyncheck: rank 0: {}; stopping every rank (the finished points stay in {})\n", error.what(),
                (directory / "points.jsonl").string());
     session.abort(3);
   }
-  local.join();
   write_sweep_outputs(sweep, journal->records(), directory);
 }
 

@@ -8,7 +8,9 @@
 // point index (evaluate_sweep_point), so the files are identical, byte for byte, to the serial run's
 // and to a run on any other number of ranks. A rank that dies makes mpirun stop the job with a
 // non-zero exit; the points already journaled are kept and `--resume` continues from them.
-// Points are the unit of work: the replicates inside one point are not split across ranks.
+// While at least as many points are left as ranks, points are the unit of work; the fewer points
+// left after that run in groups of ranks, one group per point, which split the point's replicates
+// (sim/replicate_exchange.hpp), so that a slow last point does not leave the other ranks idle.
 
 #include <cstddef>
 #include <filesystem>

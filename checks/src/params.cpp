@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -12,8 +13,33 @@
 
 namespace dyncheck::checks {
 
+namespace {
+
+bool word_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+/// True when `word` occurs in `text` with no letter, digit or '_' directly before or after it.
+bool mentions_word(const std::string& text, const std::string& word) {
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !word_character(text[at - 1]);
+    const std::size_t end = at + word.size();
+    const bool ends = end == text.size() || !word_character(text[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+/// Every refusal names its parameter: a message that does not is prefixed with "parameter 'x': ".
+std::string naming(const std::string& parameter, const std::string& message) {
+  std::string variable = "DYNCHECK_";  // the environment variable that sets it, e.g. DYNCHECK_THREADS
+  for (const char c : parameter) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (parameter.empty() || mentions_word(message, parameter) || mentions_word(message, variable)) return message;
+  return fmt::format("parameter '{}': {}", parameter, message);
+}
+
+}  // namespace
+
 ParamError::ParamError(std::string parameter, const std::string& message)
-    : std::invalid_argument(message), parameter_(std::move(parameter)) {}
+    : std::invalid_argument(naming(parameter, message)), parameter_(std::move(parameter)) {}
 
 std::string ParamSpec::range_text() const {
   // `{}` is the shortest text that reads back as the same double: a bound is never rounded.

@@ -25,6 +25,20 @@ TEST(Params, DefaultsAndOverrides) {
   EXPECT_DOUBLE_EQ(params.get("eta"), 0.25);
 }
 
+TEST(Params, EveryParamErrorNamesItsParameter) {
+  // A claim's own message that does not mention the parameter as a word gets the name in front.
+  EXPECT_STREQ(ParamError("tau", "must be in [1, T] = [1, 23]").what(), "parameter 'tau': must be in [1, T] = [1, 23]");
+  EXPECT_STREQ(ParamError("batch", "about 3e+07 operations, above the budget's 2e+07").what(),
+               "parameter 'batch': about 3e+07 operations, above the budget's 2e+07");
+  // Mentioned as a word (quoted, as an option, at the start): unchanged.
+  EXPECT_STREQ(ParamError("Q", "parameter 'Q' must be in [1, T/4]").what(), "parameter 'Q' must be in [1, T/4]");
+  EXPECT_STREQ(ParamError("threads", "--threads must be an integer").what(), "--threads must be an integer");
+  EXPECT_STREQ(ParamError("T", "T v = 140 words: too many").what(), "T v = 140 words: too many");
+  // Inside another word is not a mention.
+  EXPECT_STREQ(ParamError("T", "Tv too large").what(), "parameter 'T': Tv too large");
+  EXPECT_STREQ(ParamError("", "no parameter").what(), "no parameter");
+}
+
 TEST(Params, ErrorsNameTheParameterAndItsRange) {
   EXPECT_EQ(error_of({{"d", "0"}}), "d: parameter 'd' must be an integer in [1, 16] (dimension); got 0");
   EXPECT_EQ(error_of({{"d", "2.5"}}),

@@ -12,8 +12,9 @@
 //
 // A point passes when
 //   - it is refused up front with ParamError (a cross-parameter condition or a cost refusal: a
-//     legitimate answer, counted and printed; more than half of a claim's points refused is
-//     reported, since the fuzz then says little about that claim), or
+//     legitimate answer, counted and printed, and replaced by the next draw, up to as many extra
+//     draws as points; more than half of a claim's draws refused is reported, since the fuzz then
+//     says little about that claim), or
 //   - the claim's own verdict is PASS, or INCONCLUSIVE (its undecided comparison is printed), and
 //     every mutant that resolves (is not INCONCLUSIVE) is FAIL.
 // Failures: the claim FAILs or ERRORs; a mutant PASSes or ERRORs; the point takes longer than
@@ -424,7 +425,9 @@ int main(int argc, char** argv) {
       const std::string budget =
           !settings.forced_budget.empty() ? settings.forced_budget : (cheap_at_ci.count(id) != 0 ? "ci" : "smoke");
       ClaimTally& tally = tallies[id];
-      for (std::size_t index = 0; index < settings.points; ++index) {
+      // A refused point is replaced by the next draw (at most `points` extra draws), so that a claim
+      // whose range is mostly unaffordable at this budget still runs at some random points.
+      for (std::size_t index = 0, ran = 0; ran < settings.points && index < 2 * settings.points; ++index) {
         const Point point = draw_point(*claim, settings.seed, index);
         checks::RunOptions options;
         options.budget.level = checks::parse_budget(budget);
@@ -435,6 +438,7 @@ int main(int argc, char** argv) {
         for (const auto& [name, text] : point.overrides) point_text += (point_text.empty() ? "" : " ") + name + "=" + text;
 
         const PointResult result = run_point(*claim, options, settings.point_seconds);
+        if (result.kind != PointResult::Kind::refused) ++ran;
         ++tally.points;
         tally.seconds += result.seconds;
         auto fail = [&](const std::string& variant, const std::string& what, const std::string& reproduce) {
@@ -518,7 +522,7 @@ int main(int argc, char** argv) {
     for (const checks::Claim* claim : claims) {
       const ClaimTally& t = tallies[claim->info().id];
       if (2 * t.refused > t.points) {
-        fmt::print("note: {} refused {} of its {} points up front: the fuzz says little about it at this seed\n",
+        fmt::print("note: {} refused {} of its {} draws up front: the fuzz says little about it at this seed\n",
                    claim->info().id, t.refused, t.points);
       }
     }

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "dyncheck/sim/kernels/attention.hpp"
+#include "python_script.hpp"
 #include "dyncheck/sim/random/rng.hpp"
 
 namespace {
@@ -89,22 +90,12 @@ class RecordingReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> medians_, singles_;
 };
 
-/// (kernel, N, n, d) -> seconds per step, from the script's JSON lines.
+/// (kernel, N, n, d) -> seconds per step, from the script's JSON rows.
 std::map<std::tuple<std::string, int, int, int>, double> run_torch(const std::string& script, double min_time) {
   std::map<std::tuple<std::string, int, int, int>, double> seconds;
-  const std::string command = "/usr/bin/python3 " + script + " --min-time " + std::to_string(min_time);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return seconds;
-  std::array<char, 1024> line{};
-  while (std::fgets(line.data(), static_cast<int>(line.size()), pipe.get()) != nullptr) {
-    std::array<char, 32> kernel{};
-    int N = 0, n = 0, d = 0;
-    double s = 0;
-    const char* per_step = std::strstr(line.data(), "\"seconds_per_step\":");
-    if (std::sscanf(line.data(), "{\"kernel\": \"%31[a-z_]\", \"N\": %d, \"n\": %d, \"d\": %d", kernel.data(), &N, &n, &d) == 4 &&
-        per_step != nullptr && std::sscanf(per_step, "\"seconds_per_step\": %lf", &s) == 1) {
-      seconds[{kernel.data(), N, n, d}] = s;
-    }
+  for (const bench::ScriptRow& row : bench::run_python_script(script, "--min-time " + std::to_string(min_time))) {
+    if (!row.has("seconds_per_step")) continue;
+    seconds[{row.string("kernel"), row.integer("N"), row.integer("n"), row.integer("d")}] = row.number("seconds_per_step");
   }
   return seconds;
 }
@@ -138,7 +129,14 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
   std::map<std::tuple<std::string, int, int, int>, double> torch;
-  if (with_torch) torch = run_torch(script, torch_min_time);
+  int status = 0;
+  if (with_torch) {
+    try {
+      torch = run_torch(script, torch_min_time);
+    } catch (const bench::ScriptError& error) {
+      status = bench::report_script_error("dyncheck_kernels_bench", error);
+    }
+  }
   auto torch_us = [&](const std::string& kernel, int N, int n, int d) {
     const auto t = torch.find({kernel, N, n, d});
     return t != torch.end() ? 1e6 * t->second : 0.0;
@@ -161,5 +159,5 @@ int main(int argc, char** argv) {
   }
   std::printf("ratio = the faster PyTorch variant / C++ (both CPU time of one thread); (cdist) = the Gaussian step with\n"
               "torch.cdist(Q, K)^2 instead of the direct difference (fewer operations, but the norm expansion cancels).\n");
-  return 0;
+  return status;
 }

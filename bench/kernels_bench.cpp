@@ -131,11 +131,7 @@ int main(int argc, char** argv) {
   std::map<std::tuple<std::string, int, int, int>, double> torch;
   int status = 0;
   if (with_torch) {
-    try {
-      torch = run_torch(script, torch_min_time);
-    } catch (const bench::ScriptError& error) {
-      status = bench::report_script_error("dyncheck_kernels_bench", error);
-    }
+    torch = bench::script_side_or_report("dyncheck_kernels_bench", status, [&] { return run_torch(script, torch_min_time); });
   }
   auto torch_us = [&](const std::string& kernel, int N, int n, int d) {
     const auto t = torch.find({kernel, N, n, d});

@@ -317,13 +317,7 @@ int main(int argc, char** argv) {
 
   std::map<std::string, std::map<int, ScriptResult>> scripts;
   int status = 0;
-  if (with_script) {
-    try {
-      scripts = run_script(script);
-    } catch (const bench::ScriptError& error) {
-      status = bench::report_script_error("dyncheck_multihead_bench", error);
-    }
-  }
+  if (with_script) scripts = bench::script_side_or_report("dyncheck_multihead_bench", status, [&] { return run_script(script); });
 
   std::printf("\nE[X' F(X)] over {+-1}^(k x d) by enumeration, double; inputs/s (higher is better)\n");
   std::printf("load average (/proc/loadavg) before the benchmarks: %s; after: %s; cores: %u\n", load_before.c_str(),

@@ -245,12 +245,9 @@ int main(int argc, char** argv) {
   if (with_torch) {
     // As many runs of the script as repetitions of the C++ benchmarks, and their median.
     std::map<std::pair<int, int>, std::vector<double>> runs;
-    try {
-      for (int r = 0; r < repetitions; ++r) {
-        for (const auto& [config, rate] : run_torch(script)) runs[config].push_back(rate);
-      }
-    } catch (const bench::ScriptError& error) {
-      status = bench::report_script_error("dyncheck_scb_bench", error);
+    for (int r = 0; r < repetitions && status == 0; ++r) {
+      const auto rates = bench::script_side_or_report("dyncheck_scb_bench", status, [&] { return run_torch(script); });
+      for (const auto& [config, rate] : rates) runs[config].push_back(rate);
     }
     for (auto& [config, rates] : runs) {
       std::sort(rates.begin(), rates.end());

@@ -159,13 +159,7 @@ int main(int argc, char** argv) {
   for (const Size& size : sizes) cpp.push_back(run_cpp(size, seconds));
   std::map<std::tuple<int, int, int>, double> torch;
   int status = 0;
-  if (with_torch) {
-    try {
-      torch = run_torch(script, seconds);
-    } catch (const bench::ScriptError& error) {
-      status = bench::report_script_error("dyncheck_topic_bench", error);
-    }
-  }
+  if (with_torch) torch = bench::script_side_or_report("dyncheck_topic_bench", status, [&] { return run_torch(script, seconds); });
   std::printf("\nOne training step of the one-layer topic model (one-hot E, W^K W^Q W^V trained, CE, Adam), batch %d, "
               "documents per CPU second (1 thread, double):\n\n",
               kBatch);

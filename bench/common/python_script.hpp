@@ -183,4 +183,16 @@ inline int report_script_error(const char* bench, const ScriptError& error) {
   return 1;
 }
 
+/// run() (the bench's script side), or on a ScriptError its reason on stderr, status = 1 and an empty result: the
+/// C++ side of the table is still printed, and the bench exits with status.
+template <class Run>
+auto script_side_or_report(const char* bench, int& status, Run run) -> decltype(run()) {
+  try {
+    return run();
+  } catch (const ScriptError& error) {
+    status = report_script_error(bench, error);
+    return {};
+  }
+}
+
 }  // namespace dyncheck::bench

@@ -181,15 +181,14 @@ class EverythingFreeBlockPattern final : public ClaimShape<Params, Settings, Mea
               fmt::format("W^dec W^V E, mean of {} seeds (/ {:.3g}) | theory block pattern (/ {:.3g})", m.seeds.size(),
                           scale, block_scale),
               "input word (left: learned; right: theory)", "output word", false, false, {}};
-    // Heatmaps: "heatmap: " points curves with the cell value in lower = upper (reports/src/plot.cpp draws them
-    // `with image` on the colour range [-1, 1]).
-    Curve learned = Curve::points("heatmap: learned");
-    Curve theory_map = Curve::points("heatmap: theory");
+    // Two heatmaps side by side (image curves: colour range [-1, 1]), the theory two columns right of the learned map.
+    Curve learned = Curve::image("learned");
+    Curve theory_map = Curve::image("theory");
     for (int i = 0; i < V; ++i) {
       for (int j = 0; j < V; ++j) {
-        learned.add(j, i, mean(i, j) / scale, mean(i, j) / scale);
+        learned.add_cell(j, i, mean(i, j) / scale);
         const double cell = i == j ? block.diag : (i / v == j / v ? block.same : block.diff);
-        theory_map.add(j + V + 2, i, cell / block_scale, cell / block_scale);
+        theory_map.add_cell(j + V + 2, i, cell / block_scale);
       }
     }
     heat.add(std::move(learned)).add(std::move(theory_map));

@@ -12,14 +12,17 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dyncheck/sim/joma/data.hpp"
 #include "dyncheck/sim/joma/embeddings.hpp"
 #include "dyncheck/sim/joma/sgd.hpp"
 #include "dyncheck/sim/random/derive_stream.hpp"
+#include "python_script.hpp"
 
 namespace {
 
+namespace bench = dyncheck::bench;
 using namespace dyncheck::sim;
 
 void BM_JomaSgdStep_Cpp(benchmark::State& state) {
@@ -78,14 +81,16 @@ double pytorch_seconds_per_step(long m, long k, long batch) {
   FILE* file = fdopen(fd, "w");
   std::fputs(pytorch_script, file);
   std::fclose(file);
-  const std::string command = "/usr/bin/python3 " + std::string(path) + " " + std::to_string(m) + " " +
-                              std::to_string(k) + " " + std::to_string(batch);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::array<char, 128> buffer{};
-  std::string output;
-  while (pipe && std::fgets(buffer.data(), buffer.size(), pipe.get()) != nullptr) output += buffer.data();
-  std::remove(path);
-  return std::stod(output);
+  try {
+    const std::vector<bench::ScriptRow> rows =
+        bench::run_python_script(path, std::to_string(m) + " " + std::to_string(k) + " " + std::to_string(batch));
+    std::remove(path);
+    if (rows.front().columns.size() != 1) throw bench::ScriptError("expected one number (seconds per step)");
+    return rows.front().columns.front();
+  } catch (...) {
+    std::remove(path);
+    throw;
+  }
 }
 
 void BM_JomaSgdStep_PyTorch(benchmark::State& state) {

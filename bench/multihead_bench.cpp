@@ -44,9 +44,11 @@
 
 #include "dyncheck/theory/multihead/cube.hpp"
 #include "dyncheck/theory/multihead/layer.hpp"
+#include "python_script.hpp"
 
 namespace {
 
+namespace bench = dyncheck::bench;
 namespace th = dyncheck::theory::multihead;
 using dyncheck::theory::Matrix;
 
@@ -242,45 +244,36 @@ struct ScriptResult {
 
 /// Runs the PyTorch / numpy script on the bench's instances; impl -> config index -> result.
 std::map<std::string, std::map<int, ScriptResult>> run_script(const std::string& script) {
-  std::string command = "/usr/bin/python3 " + script + " --impl both";
+  std::string arguments = "--impl both";
   for (const Config& c : kConfigs) {
     const th::Heads<double> heads = instance(c);
-    command += " --config '" + std::to_string(c.k) + "," + std::to_string(c.d) + "," + std::to_string(c.m) + ":";
+    arguments += " --config '" + std::to_string(c.k) + "," + std::to_string(c.d) + "," + std::to_string(c.m) + ":";
     for (int i = 0; i < c.m; ++i) {
       for (const Matrix<double>* mat : {&heads.theta[static_cast<std::size_t>(i)], &heads.w[static_cast<std::size_t>(i)]}) {
         for (Eigen::Index j = 0; j < mat->size(); ++j) {
           char number[40];
           std::snprintf(number, sizeof number, " %.17g", mat->data()[j]);
-          command += number;
+          arguments += number;
         }
       }
     }
-    command += "'";
+    arguments += "'";
   }
   std::map<std::string, std::map<int, ScriptResult>> out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return out;
-  std::array<char, 8192> line{};
-  while (std::fgets(line.data(), static_cast<int>(line.size()), pipe.get()) != nullptr) {
-    char impl[16] = {};
-    int k = 0, d = 0, m = 0;
-    if (std::sscanf(line.data(), "{\"impl\": \"%15[a-z]\", \"k\": %d, \"d\": %d, \"m\": %d", impl, &k, &d, &m) != 4) continue;
-    const char* rate = std::strstr(line.data(), "\"inputs_per_second\": ");
-    const char* result = std::strstr(line.data(), "\"result\": [");
-    if (rate == nullptr || result == nullptr) continue;
-    ScriptResult r;
-    r.rate = std::strtod(rate + 21, nullptr);
-    r.result = Matrix<double>(d, d);
-    const char* p = result + 11;
-    for (Eigen::Index j = 0; j < r.result.size(); ++j) {
-      char* next = nullptr;
-      r.result.data()[j] = std::strtod(p, &next);
-      p = next + 1;  // skip ',' or ']'
+  for (const bench::ScriptRow& row : bench::run_python_script(script, arguments)) {
+    if (!row.has("impl") || !row.has("inputs_per_second") || !row.has("result")) continue;
+    const int k = row.integer("k"), d = row.integer("d"), m = row.integer("m");
+    const std::vector<double>& result = row.list("result");
+    if (result.size() != static_cast<std::size_t>(d) * static_cast<std::size_t>(d)) {
+      throw bench::ScriptError("result of " + std::to_string(result.size()) + " entries where d^2 = " + std::to_string(d * d));
     }
+    ScriptResult r;
+    r.rate = row.number("inputs_per_second");
+    r.result = Eigen::Map<const Matrix<double>>(result.data(), d, d);
     for (int i = 0; i < static_cast<int>(kConfigs.size()); ++i) {
       if (kConfigs[static_cast<std::size_t>(i)].k == k && kConfigs[static_cast<std::size_t>(i)].d == d &&
           kConfigs[static_cast<std::size_t>(i)].m == m) {
-        out[impl][i] = r;
+        out[row.string("impl")][i] = r;
       }
     }
   }
@@ -323,7 +316,8 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
   std::map<std::string, std::map<int, ScriptResult>> scripts;
-  if (with_script) scripts = run_script(script);
+  int status = 0;
+  if (with_script) scripts = bench::script_side_or_report("dyncheck_multihead_bench", status, [&] { return run_script(script); });
 
   std::printf("\nE[X' F(X)] over {+-1}^(k x d) by enumeration, double; inputs/s (higher is better)\n");
   std::printf("load average (/proc/loadavg) before the benchmarks: %s; after: %s; cores: %u\n", load_before.c_str(),
@@ -369,5 +363,5 @@ int main(int argc, char** argv) {
               "|k - lib|, |k - py| = largest entry difference of the kernel's result from the library's enumeration\n"
               "and from the scripts' results.\n");
   benchmark::Shutdown();
-  return 0;
+  return status;
 }

@@ -57,9 +57,11 @@
 #include "dyncheck/sim/scb/instance.hpp"
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
+#include "python_script.hpp"
 
 namespace {
 
+namespace bench = dyncheck::bench;
 namespace scb = dyncheck::sim::scb;
 using dyncheck::sim::Rng;
 
@@ -193,21 +195,11 @@ class RecordingReporter : public benchmark::ConsoleReporter {
 
 std::string name(const char* kind, int N, int T) { return std::string(kind) + "/" + std::to_string(N) + "/" + std::to_string(T); }
 
-/// {"N": 3, "T": 100, ..., "samples_per_second": x} → x for (N, T), from the script's stdout.
+/// {"N": 3, "T": 100, ..., "samples_per_second": x} -> x for (N, T), from the script's rows.
 std::map<std::pair<int, int>, double> run_torch(const std::string& script) {
   std::map<std::pair<int, int>, double> rates;
-  const std::string command = "/usr/bin/python3 " + script + " --batch " + std::to_string(kBatch);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return rates;
-  std::array<char, 1024> line{};
-  while (std::fgets(line.data(), static_cast<int>(line.size()), pipe.get()) != nullptr) {
-    int N = 0, T = 0;
-    double rate = 0;
-    const char* samples = std::strstr(line.data(), "\"samples_per_second\":");
-    if (std::sscanf(line.data(), "{\"N\": %d, \"T\": %d", &N, &T) == 2 && samples != nullptr &&
-        std::sscanf(samples, "\"samples_per_second\": %lf", &rate) == 1) {
-      rates[{N, T}] = rate;
-    }
+  for (const bench::ScriptRow& row : bench::run_python_script(script, "--batch " + std::to_string(kBatch))) {
+    if (row.has("samples_per_second")) rates[{row.integer("N"), row.integer("T")}] = row.number("samples_per_second");
   }
   return rates;
 }
@@ -249,11 +241,13 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
   std::map<std::pair<int, int>, double> torch;
+  int status = 0;
   if (with_torch) {
     // As many runs of the script as repetitions of the C++ benchmarks, and their median.
     std::map<std::pair<int, int>, std::vector<double>> runs;
-    for (int r = 0; r < repetitions; ++r) {
-      for (const auto& [config, rate] : run_torch(script)) runs[config].push_back(rate);
+    for (int r = 0; r < repetitions && status == 0; ++r) {
+      const auto rates = bench::script_side_or_report("dyncheck_scb_bench", status, [&] { return run_torch(script); });
+      for (const auto& [config, rate] : rates) runs[config].push_back(rate);
     }
     for (auto& [config, rates] : runs) {
       std::sort(rates.begin(), rates.end());
@@ -302,5 +296,5 @@ int main(int argc, char** argv) {
               "kernels can exceed it; bound ratio = both / PyTorch; step/both = the share of that bound the\n"
               "presampled step reaches (the rest is V h, V^T r, the update and per-sample overhead).\n");
   benchmark::Shutdown();
-  return 0;
+  return status;
 }

@@ -36,9 +36,11 @@
 #include "dyncheck/sim/random/rng.hpp"
 #include "dyncheck/sim/topic/documents.hpp"
 #include "dyncheck/sim/topic/model.hpp"
+#include "python_script.hpp"
 
 namespace {
 
+namespace bench = dyncheck::bench;
 namespace st = dyncheck::sim::topic;
 constexpr int kBatch = 40;
 
@@ -122,17 +124,13 @@ Rates run_cpp(const Size& size, double seconds) {
   return rates;
 }
 
+/// (T, v, N) -> documents per second, from the script's rows "T v N rate".
 std::map<std::tuple<int, int, int>, double> run_torch(const std::string& script, double seconds) {
   std::map<std::tuple<int, int, int>, double> out;
-  const std::string command =
-      fmt::format("/usr/bin/python3 {} --batch {} --seconds {}", script, kBatch, seconds);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return out;
-  char line[256];
-  while (std::fgets(line, sizeof line, pipe.get()) != nullptr) {
-    int T = 0, v = 0, N = 0;
-    double rate = 0;
-    if (std::sscanf(line, "%d %d %d %lf", &T, &v, &N, &rate) == 4) out[{T, v, N}] = rate;
+  for (const bench::ScriptRow& row : bench::run_python_script(script, fmt::format("--batch {} --seconds {}", kBatch, seconds))) {
+    if (row.columns.size() != 4) continue;
+    const auto& c = row.columns;
+    out[{static_cast<int>(c[0]), static_cast<int>(c[1]), static_cast<int>(c[2])}] = c[3];
   }
   return out;
 }
@@ -160,7 +158,8 @@ int main(int argc, char** argv) {
   std::vector<Rates> cpp;
   for (const Size& size : sizes) cpp.push_back(run_cpp(size, seconds));
   std::map<std::tuple<int, int, int>, double> torch;
-  if (with_torch) torch = run_torch(script, seconds);
+  int status = 0;
+  if (with_torch) torch = bench::script_side_or_report("dyncheck_topic_bench", status, [&] { return run_torch(script, seconds); });
   std::printf("\nOne training step of the one-layer topic model (one-hot E, W^K W^Q W^V trained, CE, Adam), batch %d, "
               "documents per CPU second (1 thread, double):\n\n",
               kBatch);
@@ -175,5 +174,5 @@ int main(int argc, char** argv) {
                 torch_rate > 0 ? fmt::format("{:.3g}x", cpp[i].presampled / torch_rate).c_str() : "-",
                 i == 0 ? ">= 10x" : ">= 3x");
   }
-  return 0;
+  return status;
 }

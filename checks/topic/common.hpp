@@ -59,6 +59,17 @@ struct Lengths {
   }
 };
 
+/// E[#selected tokens | N] = p_m N / (1 - (1 - p_m)^N) (empty masks redrawn), averaged over N ~ U{N_min..N_max}.
+inline double expected_selected(long long N_min, long long N_max, double p_m) {
+  double selected = 0;
+  for (long long N = N_min; N <= N_max; ++N) {
+    double none = 1;
+    for (long long i = 0; i < N; ++i) none *= 1 - p_m;
+    selected += p_m * static_cast<double>(N) / (1 - none);
+  }
+  return selected / static_cast<double>(N_max - N_min + 1);
+}
+
 /// The model with one-hot embedding over the V words and [MASK] (num_inputs = d = V + 1), keys at the
 /// unselected positions, squared loss; a claim sets what it trains on top of this.
 inline sim::topic::Structure one_hot_squared_structure(int V) {

@@ -36,13 +36,13 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "adam_runs.hpp"
 #include "common.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/stats.hpp"
 #include "dyncheck/checks/verdict.hpp"
-#include "dyncheck/sim/random/fill_standard_normal.hpp"
 #include "dyncheck/sim/topic/documents.hpp"
 #include "dyncheck/sim/topic/model.hpp"
 #include "dyncheck/theory/topic/stage_one.hpp"
@@ -98,27 +98,6 @@ struct Predicted {
   double direction = 1;
 };
 
-/// Same-topic (off-diagonal) mean minus other-topic mean of the first V x V block of A.
-double contrast(const Eigen::MatrixXd& A, int T, int v) {
-  const int V = T * v;
-  double same = 0, diff = 0;
-  long long ns = 0, nd = 0;
-  for (int i = 0; i < V; ++i) {
-    for (int j = 0; j < V; ++j) {
-      if (i == j) continue;
-      if (i / v == j / v) {
-        same += A(i, j);
-        ++ns;
-      } else {
-        diff += A(i, j);
-        ++nd;
-      }
-    }
-  }
-  const double same_mean = ns > 0 ? same / static_cast<double>(ns) : A.topLeftCorner(V, V).diagonal().mean();
-  return same_mean - diff / static_cast<double>(nd);
-}
-
 class EverythingFreeBlockPattern final : public ClaimShape<Params, Settings, Measured, Predicted> {
  public:
   EverythingFreeBlockPattern() : ClaimShape(claim_info(), mutants()) {}
@@ -129,48 +108,29 @@ class EverythingFreeBlockPattern final : public ClaimShape<Params, Settings, Mea
     const st::DocumentLaw law{.T = T, .v = v, .prior = st::TopicPrior::dirichlet, .alpha = p.alpha, .tau = 1,
                               .N_min = p.lengths.N_min.as_int(), .N_max = p.lengths.N_max.as_int()};
     const st::MaskingLaw masking = p.masking.law();
-    st::Structure s;
-    s.V = V;
-    s.num_inputs = V + 1;
-    s.d = V + 1;
-    s.keys = st::KeySet::unselected;
-    s.loss = st::Loss::cross_entropy;
+    AdamRunSetup setup{.law = law, .masking = masking, .structure = attention_structure(V, st::Loss::cross_entropy),
+                       .lr = p.lr, .init = p.init, .batch = p.batch, .steps = Params::steps(context.budget)};
+    st::Structure& s = setup.structure;
     s.one_hot_embedding = false;
     s.train_embedding = true;
     s.identity_decoder = false;
     s.train_decoder = true;
-    s.uniform_attention = false;
-    s.train_key = s.train_query = s.train_value = true;
-    const long long K = Params::steps(context.budget);
+    const long long K = setup.steps;
     Measured m;
     for (long long k = record_every; k <= K; k += record_every) m.steps.push_back(k);
     m.seeds = sim::run_replicates(replicate_options(context, "adam", Params::seeds(context.budget)), [&](std::size_t, sim::Rng& rng) {
-      st::Parameters params = st::Parameters::zeros(s);
-      for (Eigen::MatrixXd* W : {&params.E, &params.WK, &params.WQ, &params.WV, &params.Wdec}) {
-        Eigen::VectorXd z(W->size());
-        sim::fill_standard_normal(rng, z);
-        *W = Eigen::Map<Eigen::MatrixXd>(z.data(), W->rows(), W->cols()) * p.init.value();
-      }
-      std::vector<st::MaskedDocument> docs(static_cast<std::size_t>(p.batch.value()));
-      std::vector<int> words;
-      std::vector<double> theta;
-      st::Adam adam;
-      adam.lr = p.lr;
       Seed seed;
-      auto value_map = [&]() { return Eigen::MatrixXd(params.Wdec * params.WV * params.E); };
-      for (long long k = 1; k <= K; ++k) {
-        for (auto& d : docs) {
-          st::sample_document(law, rng, words, theta);
-          st::mask_document(masking, V, words, rng, d);
-        }
-        const st::Evaluation e = st::evaluate(s, params, docs, {}, true);
-        adam.step(s, params, e.gradient);
-        if (k % record_every == 0) seed.contrast_curve.push_back(contrast(value_map(), T, v));
-      }
-      const Eigen::MatrixXd M = value_map();
+      auto value_map = [](const st::Parameters& q) { return Eigen::MatrixXd(q.Wdec * q.WV * q.E); };
+      auto record = [&](long long k, const st::Parameters& params) {
+        if (k % record_every == 0) seed.contrast_curve.push_back(block_contrast(value_map(params), T, v));
+      };
+      const st::Parameters params =
+          run_adam(setup, {&st::Parameters::E, &st::Parameters::WK, &st::Parameters::WQ, &st::Parameters::WV, &st::Parameters::Wdec},
+                   rng, [](long long, const st::Parameters&, const std::vector<st::MaskedDocument>&) {}, record);
+      const Eigen::MatrixXd M = value_map(params);
       seed.value_map = M.topLeftCorner(V, V);
-      seed.value_contrast = contrast(M, T, v);
-      seed.gram_contrast = contrast(Eigen::MatrixXd(params.E.transpose() * params.E), T, v);
+      seed.value_contrast = block_contrast(M, T, v);
+      seed.gram_contrast = block_contrast(Eigen::MatrixXd(params.E.transpose() * params.E), T, v);
       return seed;
     });
     return m;
@@ -221,15 +181,14 @@ class EverythingFreeBlockPattern final : public ClaimShape<Params, Settings, Mea
               fmt::format("W^dec W^V E, mean of {} seeds (/ {:.3g}) | theory block pattern (/ {:.3g})", m.seeds.size(),
                           scale, block_scale),
               "input word (left: learned; right: theory)", "output word", false, false, {}};
-    // Heatmaps: "heatmap: " points curves with the cell value in lower = upper (reports/src/plot.cpp draws them
-    // `with image` on the colour range [-1, 1]).
-    Curve learned = Curve::points("heatmap: learned");
-    Curve theory_map = Curve::points("heatmap: theory");
+    // Two heatmaps side by side (image curves: colour range [-1, 1]), the theory two columns right of the learned map.
+    Curve learned = Curve::image("learned");
+    Curve theory_map = Curve::image("theory");
     for (int i = 0; i < V; ++i) {
       for (int j = 0; j < V; ++j) {
-        learned.add(j, i, mean(i, j) / scale, mean(i, j) / scale);
+        learned.add_cell(j, i, mean(i, j) / scale);
         const double cell = i == j ? block.diag : (i / v == j / v ? block.same : block.diff);
-        theory_map.add(j + V + 2, i, cell / block_scale, cell / block_scale);
+        theory_map.add_cell(j + V + 2, i, cell / block_scale);
       }
     }
     heat.add(std::move(learned)).add(std::move(theory_map));

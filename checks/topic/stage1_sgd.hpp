@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "common.hpp"
 #include "dyncheck/checks/claim.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/sim/replicates.hpp"
@@ -76,17 +77,6 @@ inline std::array<double, 4> cross_run_within_block(const Eigen::MatrixXd& A, co
   std::array<double, 4> out{};
   for (std::size_t k = 0; k < 4; ++k) out[k] = counts[k] > 1 ? sums[k] / counts[k] : 0.0;
   return out;
-}
-
-/// E[#selected tokens | N] = p_m N / (1 - (1 - p_m)^N) (empty masks redrawn), averaged over N ~ U{N_min..N_max}.
-inline double expected_selected(long long N_min, long long N_max, double p_m) {
-  double selected = 0;
-  for (long long N = N_min; N <= N_max; ++N) {
-    double none = 1;
-    for (long long i = 0; i < N; ++i) none *= 1 - p_m;
-    selected += p_m * static_cast<double>(N) / (1 - none);
-  }
-  return selected / static_cast<double>(N_max - N_min + 1);
 }
 
 struct Stage1SgdSetup {

@@ -33,13 +33,13 @@
 #include <vector>
 
 #include "claims.hpp"
+#include "adam_runs.hpp"
 #include "common.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/verdict.hpp"
 #include "dyncheck/portable/math.hpp"
-#include "dyncheck/sim/random/fill_standard_normal.hpp"
 #include "dyncheck/sim/topic/documents.hpp"
 #include "dyncheck/sim/topic/model.hpp"
 
@@ -100,37 +100,6 @@ struct Predicted {
   double scaling = 16;
 };
 
-st::Structure structure(const Params& p) {
-  st::Structure s;
-  s.V = p.T.as_int() * p.v.as_int();
-  s.num_inputs = s.V + 1;
-  s.d = s.V + 1;
-  s.keys = st::KeySet::unselected;
-  s.loss = st::Loss::squared;
-  s.uniform_attention = false;
-  s.train_key = s.train_query = s.train_value = true;
-  return s;
-}
-
-double block_contrast(const Eigen::MatrixXd& WV, int T, int v) {
-  const int V = T * v;
-  double same = 0, diff = 0;
-  long long ns = 0, nd = 0;
-  for (int i = 0; i < V; ++i) {
-    for (int j = 0; j < V; ++j) {
-      if (i == j) continue;
-      if (i / v == j / v) {
-        same += WV(i, j);
-        ++ns;
-      } else {
-        diff += WV(i, j);
-        ++nd;
-      }
-    }
-  }
-  return (ns > 0 ? same / static_cast<double>(ns) : WV.topLeftCorner(V, V).diagonal().mean()) - diff / static_cast<double>(nd);
-}
-
 double attention_ratio(const Eigen::MatrixXd& B, int T, int v) {
   const int V = T * v;
   double total = 0;
@@ -153,48 +122,33 @@ class TwoStageValueBeforeAttention final : public ClaimShape<Params, Settings, M
                               .N_min = p.N_min.as_int(), .N_max = p.N_max.as_int()};
     const st::MaskingLaw masking{.p_m = p.p_m, .p_c = p.p_c, .p_r = p.p_r,
                                  .redraw_if_none = true, .random_over_all_ids = false};
-    const st::Structure s = structure(p);
-    const long long K = Params::steps(context.budget);
+    AdamRunSetup setup{.law = law, .masking = masking, .structure = attention_structure(V, st::Loss::squared),
+                       .lr = p.lr, .init = p.init, .batch = p.batch, .steps = Params::steps(context.budget)};
+    const st::Structure& s = setup.structure;
     Measured m;
     double ratios[4] = {0, 0, 0, 0};
     m.runs = sim::run_replicates(replicate_options(context, "adam", Params::runs(context.budget)), [&](std::size_t r, sim::Rng& rng) {
-      st::Parameters params = st::Parameters::zeros(s);
-      for (Eigen::MatrixXd* W : {&params.WK, &params.WQ, &params.WV}) {
-        Eigen::VectorXd z(W->size());
-        sim::fill_standard_normal(rng, z);
-        *W = Eigen::Map<Eigen::MatrixXd>(z.data(), W->rows(), W->cols()) * p.init.value();
-      }
-      std::vector<st::MaskedDocument> docs(static_cast<std::size_t>(p.batch.value()));
-      std::vector<int> words;
-      std::vector<double> theta;
-      st::Adam adam;
-      adam.lr = p.lr;
       Run run;
-      for (long long k = 1; k <= K; ++k) {
-        for (auto& d : docs) {
-          st::sample_document(law, rng, words, theta);
-          st::mask_document(masking, V, words, rng, d);
+      auto gradient_ratios = [&](long long k, const st::Parameters& params, const std::vector<st::MaskedDocument>& docs) {
+        if (k != 1 || r != 0) return;
+        // The gradient-norm ratio at init eps, eps/4, eps/16, eps/64 (parameters rescaled, same batch).
+        double factor = 1;
+        for (int i = 0; i < 4; ++i, factor /= 4) {
+          st::Parameters scaled = params;
+          scaled.WK *= factor;
+          scaled.WQ *= factor;
+          scaled.WV *= factor;
+          const st::Evaluation e = st::evaluate(s, scaled, docs, {}, true);
+          ratios[i] = e.gradient.WK.norm() / e.gradient.WV.norm();
         }
-        if (k == 1 && r == 0) {
-          // The gradient-norm ratio at init eps, eps/4, eps/16, eps/64 (parameters rescaled, same batch).
-          double factor = 1;
-          for (int i = 0; i < 4; ++i, factor /= 4) {
-            st::Parameters scaled = params;
-            scaled.WK *= factor;
-            scaled.WQ *= factor;
-            scaled.WV *= factor;
-            const st::Evaluation e = st::evaluate(s, scaled, docs, {}, true);
-            ratios[i] = e.gradient.WK.norm() / e.gradient.WV.norm();
-          }
-        }
-        const st::Evaluation e = st::evaluate(s, params, docs, {}, true);
-        adam.step(s, params, e.gradient);
-        if (k % record_every == 0) {
-          run.step.push_back(k);
-          run.contrast.push_back(block_contrast(params.WV, T, v));
-          run.attention.push_back(attention_ratio(st::attention_logits(s, params), T, v));
-        }
-      }
+      };
+      auto record = [&](long long k, const st::Parameters& params) {
+        if (k % record_every != 0) return;
+        run.step.push_back(k);
+        run.contrast.push_back(block_contrast(params.WV, T, v));
+        run.attention.push_back(attention_ratio(st::attention_logits(s, params), T, v));
+      };
+      run_adam(setup, {&st::Parameters::WK, &st::Parameters::WQ, &st::Parameters::WV}, rng, gradient_ratios, record);
       const double final_contrast = run.contrast.back();
       for (std::size_t i = 0; i < run.step.size(); ++i) {
         if (run.t_V < 0 && run.contrast[i] >= 0.9 * final_contrast) run.t_V = run.step[i];

@@ -101,7 +101,7 @@ class Comparison:
 @dataclass(frozen=True)
 class Curve:
     label: str
-    style: str  # "line" (theory), "points" (simulation), "band" (simulation mean with band)
+    style: str  # "line" (theory), "points" (simulation), "band" (simulation mean with band), "image" (heatmap cells)
     x: Any
     y: Any
     lower: Any
@@ -126,6 +126,11 @@ class Plot:
             if c.style == "band":
                 ax.fill_between(c.x, c.lower, c.upper, alpha=0.25)
                 ax.plot(c.x, c.y, ".-", label=c.label)
+            elif c.style == "image":
+                # Heatmap cells at (column x, row y), value in lower (= upper) on [-1, 1]; rows downwards.
+                ax.scatter(c.x, c.y, c=c.lower, cmap="bwr", vmin=-1, vmax=1, marker="s", label=c.label)
+                if not ax.yaxis_inverted():
+                    ax.invert_yaxis()
             elif c.style == "points":
                 if len(c.lower):
                     ax.errorbar(c.x, c.y, yerr=[c.y - c.lower, c.upper - c.y], fmt="o", label=c.label)

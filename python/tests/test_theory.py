@@ -151,6 +151,11 @@ def test_kernels_value_only_against_gradient_descent():
     assert out["lambda_min"] == pytest.approx(0, abs=1e-10)
     floor = 0.5 * np.sum((B @ np.linalg.lstsq(B, Y @ np.linalg.pinv(O), rcond=None)[0] @ O - Y) ** 2)
     assert out["floor"] == pytest.approx(floor, rel=1e-8)
+    # The double evaluation (the zero-mode threshold follows the scalar) against the 50-digit one.
+    fifty = dyncheck.theory.kernels.value_only(B=B, W0=W0, O=O, Y=Y, eta=eta, t=steps, digits=50)
+    assert out["floor"] == pytest.approx(float(fifty["floor"]), rel=1e-12)
+    assert out["slowest_rho"] == pytest.approx(float(fifty["slowest_rho"]), rel=1e-12)
+    np.testing.assert_allclose(out["loss"], [float(x) for x in fifty["loss"]], rtol=1e-12)
 
 
 def enumerate_crude(theta, w, k):

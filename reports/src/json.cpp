@@ -45,6 +45,7 @@ nlohmann::json to_json(const checks::Plot& plot, const std::string& claim_id) {
   for (const checks::Curve& curve : plot.curves) {
     const char* style = curve.style == checks::Curve::Style::line     ? "line"
                         : curve.style == checks::Curve::Style::points ? "points"
+                        : curve.style == checks::Curve::Style::image  ? "image"
                                                                       : "band";
     curves.push_back({{"label", curve.label},
                       {"style", style},

@@ -25,5 +25,27 @@ TEST(Plot, ScriptEscapesQuotesAndDrawsBandsAsFilledCurves) {
   EXPECT_NE(script.find("\"d.dat\" index 1 using 1:3:4 with filledcurves"), std::string::npos) << script;
 }
 
+TEST(Plot, ImageCurvesAreHeatmapsWithTheirOwnLabel) {
+  checks::Plot plot{"h", "heat", "column", "row", false, false, {}};
+  checks::Curve cells = checks::Curve::image("learned");
+  cells.add_cell(0, 0, 1).add_cell(1, 0, -0.5);
+  plot.add(std::move(cells));
+  const std::string data = plot_data(plot);
+  EXPECT_NE(data.find("1 0 -0.5 -0.5\n"), std::string::npos) << data;  // the value in lower = upper
+  const std::string script = gnuplot_script(plot, "d.dat", "h.svg");
+  EXPECT_NE(script.find("set yrange [*:*] reverse"), std::string::npos) << script;
+  EXPECT_NE(script.find("set cbrange [-1:1]"), std::string::npos) << script;
+  EXPECT_NE(script.find("\"d.dat\" index 0 using 1:2:3 with image title \"learned\""), std::string::npos) << script;
+}
+
+TEST(Plot, PointsCurvesAreNeverHeatmapsWhateverTheirLabel) {
+  checks::Plot plot{"p", "points", "x", "y", false, false, {}};
+  plot.add(checks::Curve::points("heatmap: not one").add(0, 1, 0.5, 1.5));
+  const std::string script = gnuplot_script(plot, "d.dat", "p.svg");
+  EXPECT_EQ(script.find("with image"), std::string::npos) << script;
+  EXPECT_EQ(script.find("cbrange"), std::string::npos) << script;
+  EXPECT_NE(script.find("with yerrorbars"), std::string::npos) << script;
+}
+
 }  // namespace
 }  // namespace dyncheck::reports

@@ -18,11 +18,11 @@ void bind_theory_kernels(py::module_& m) {
       "value_only",
       [](const Eigen::MatrixXd& B, const Eigen::MatrixXd& W0, const Eigen::MatrixXd& O, const Eigen::MatrixXd& Y,
          double eta, const std::vector<long long>& t, std::optional<int> digits) {
-        // The floor sums the modes with lambda_i mu_j <= 1e-40 lambda_max mu_max, a threshold only 50 or
-        // more digits resolve (in double a rank-deficient P has eigenvalues near 1e-16 lambda_max): the
-        // dynamics are evaluated in 50 digits whatever `digits` asks, and rounded to double for None.
+        // Evaluated in the scalar `digits` asks for (double for None): the zero-mode threshold of the floor
+        // follows the scalar's epsilon (ValueOnlyDynamics::zero_mode_threshold), so a rank-deficient P's zero
+        // modes are found in double too.
         return with_digits(digits, [&]<class R>() -> py::object {
-          using S = theory::mp50;
+          using S = R;
           if (B.cols() != W0.rows() || W0.cols() != O.rows() || Y.rows() != B.rows() || Y.cols() != O.cols()) {
             throw std::invalid_argument("value_only: needs B (Nn x d), W0 (d x d), O (d x d_out), Y (Nn x d_out)");
           }

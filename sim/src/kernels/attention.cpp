@@ -31,19 +31,24 @@ void softmax_rows(Eigen::MatrixXd& L) {
   }
 }
 
-/// Per head and sample: the forward quantities reused by the backward pass.
+/// Per head and sample: the forward quantities reused by the backward pass. Filled in place (head_forward), so
+/// that a buffer reused from sample to sample keeps its storage (the shapes are the same for every sample).
 struct HeadForward {
   Eigen::MatrixXd Q, K, S, U;  ///< Q = X W^Q, K = X W^K, S the attention, U = X W^V W^O
+  Eigen::MatrixXd XV;          ///< X W^V (the intermediate of U)
 };
 
-HeadForward head_forward(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w, int h) {
-  HeadForward f;
-  f.Q = X * w.Q[static_cast<std::size_t>(h)];
-  f.K = X * w.K[static_cast<std::size_t>(h)];
+// Every product below is assigned with noalias() into a destination of the product's shape: Eigen then evaluates
+// it with the same kernel (GEMM or the coefficient-based product, chosen by the sizes alone) as the plain
+// assignment, which would evaluate into a fresh temporary and copy, so the results are the same bit for bit.
+void head_forward(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w, int h, HeadForward& f) {
+  f.Q.noalias() = X * w.Q[static_cast<std::size_t>(h)];
+  f.K.noalias() = X * w.K[static_cast<std::size_t>(h)];
   const auto n = X.rows();
   const double d = static_cast<double>(X.cols());
   const double root_d = std::sqrt(d);
-  Eigen::MatrixXd L(n, n);
+  Eigen::MatrixXd& L = f.S;
+  L.resize(n, n);
   if (spec.kernel == Kernel::softmax) {
     L.noalias() = f.Q * f.K.transpose();
     L /= root_d;
@@ -65,10 +70,23 @@ HeadForward head_forward(const ModelSpec& spec, const Eigen::MatrixXd& X, const 
       for (Eigen::Index i = 0; i < L.size(); ++i) L.data()[i] = portable::exp(L.data()[i]);
     }
   }
-  f.S = std::move(L);
-  f.U = X * w.V[static_cast<std::size_t>(h)] * w.O[static_cast<std::size_t>(h)];
+  // X W^V W^O is evaluated left to right, (X W^V) W^O, as the plain expression would.
+  f.XV.noalias() = X * w.V[static_cast<std::size_t>(h)];
+  f.U.noalias() = f.XV * w.O[static_cast<std::size_t>(h)];
+}
+
+HeadForward head_forward(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w, int h) {
+  HeadForward f;
+  head_forward(spec, X, w, h, f);
   return f;
 }
+
+/// The backward pass's buffers, one set per thread, reused from sample to sample and call to call.
+struct Workspace {
+  std::vector<HeadForward> forward;
+  Eigen::MatrixXd R, SR, SRO, dS, dL, dD, dQ, dK;
+  Eigen::VectorXd row, column;
+};
 
 void require_weights(const Weights& w) {
   const std::size_t H = w.Q.size();
@@ -152,45 +170,57 @@ double loss_and_gradient(const ModelSpec& spec, const Data& data, const Weights&
   require_weights(w);
   require_data(data);
   const auto H = static_cast<std::size_t>(w.heads());
-  g.Q.assign(H, Eigen::MatrixXd());
-  g.K.assign(H, Eigen::MatrixXd());
-  g.V.assign(H, Eigen::MatrixXd());
+  // The gradient blocks keep their storage from call to call (GD calls this once per step with the same g).
+  for (auto* blocks : {&g.Q, &g.K, &g.V}) blocks->resize(H);
   for (std::size_t h = 0; h < H; ++h) {
-    g.Q[h] = Eigen::MatrixXd::Zero(w.Q[h].rows(), w.Q[h].cols());
-    g.K[h] = Eigen::MatrixXd::Zero(w.K[h].rows(), w.K[h].cols());
-    g.V[h] = Eigen::MatrixXd::Zero(w.V[h].rows(), w.V[h].cols());
+    g.Q[h].setZero(w.Q[h].rows(), w.Q[h].cols());
+    g.K[h].setZero(w.K[h].rows(), w.K[h].cols());
+    g.V[h].setZero(w.V[h].rows(), w.V[h].cols());
   }
+  thread_local Workspace work;
+  work.forward.resize(H);
   double f = 0;
-  std::vector<HeadForward> forward(H);
   for (std::size_t i = 0; i < data.X.size(); ++i) {
     const Eigen::MatrixXd& X = data.X[i];
     const double root_d = std::sqrt(static_cast<double>(X.cols()));
-    Eigen::MatrixXd R = -data.Y[i];
+    Eigen::MatrixXd& R = work.R;
+    R = -data.Y[i];
     for (std::size_t h = 0; h < H; ++h) {
-      forward[h] = head_forward(spec, X, w, static_cast<int>(h));
-      R.noalias() += forward[h].S * forward[h].U;
+      head_forward(spec, X, w, static_cast<int>(h), work.forward[h]);
+      R.noalias() += work.forward[h].S * work.forward[h].U;
     }
     f += 0.5 * R.squaredNorm();
     for (std::size_t h = 0; h < H; ++h) {
-      const HeadForward& fw = forward[h];
-      if (trained.V) g.V[h].noalias() += X.transpose() * (fw.S.transpose() * R * w.O[h].transpose());
+      const HeadForward& fw = work.forward[h];
+      if (trained.V) {
+        // X' (S' R O'), the parenthesis evaluated left to right as the plain expression would: (S' R) O'.
+        work.SR.noalias() = fw.S.transpose() * R;
+        work.SRO.noalias() = work.SR * w.O[h].transpose();
+        g.V[h].noalias() += X.transpose() * work.SRO;
+      }
       if (!trained.Q && !trained.K) continue;
-      const Eigen::MatrixXd dS = R * fw.U.transpose();  // dL/dS
-      Eigen::MatrixXd dQ, dK;
+      Eigen::MatrixXd& dS = work.dS;
+      dS.noalias() = R * fw.U.transpose();  // dL/dS
+      Eigen::MatrixXd& dQ = work.dQ;
+      Eigen::MatrixXd& dK = work.dK;
       const bool normalised = spec.kernel == Kernel::softmax || spec.gauss_rownorm;
-      Eigen::MatrixXd dL;  // dL/d(log-kernel)
+      Eigen::MatrixXd& dL = work.dL;  // dL/d(log-kernel)
+      dL = fw.S.cwiseProduct(dS);  // unnormalised: d exp(l) = exp(l) dl
       if (normalised) {
-        dL = fw.S.cwiseProduct(dS);
-        const Eigen::VectorXd row = dL.rowwise().sum();
-        dL -= fw.S.cwiseProduct(row * Eigen::RowVectorXd::Ones(fw.S.cols()));
-      } else {
-        dL = fw.S.cwiseProduct(dS);  // d exp(l) = exp(l) dl
+        work.row = dL.rowwise().sum();
+        // dL_ab -= S_ab row_a (row_a x 1 is exact: the outer product with a row of ones it replaces)
+        for (Eigen::Index b = 0; b < dL.cols(); ++b) {
+          for (Eigen::Index a = 0; a < dL.rows(); ++a) dL(a, b) -= fw.S(a, b) * work.row[a];
+        }
       }
       if (spec.kernel == Kernel::softmax) {
-        dQ = dL * fw.K / root_d;
-        dK = dL.transpose() * fw.Q / root_d;
+        dQ.noalias() = dL * fw.K;
+        dQ /= root_d;
+        dK.noalias() = dL.transpose() * fw.Q;
+        dK /= root_d;
       } else {
-        const Eigen::MatrixXd dD = -dL / (2 * root_d);  // l = -D/(2 sqrt d), D_ab = |q_a - k_b|^2
+        Eigen::MatrixXd& dD = work.dD;
+        dD = -dL / (2 * root_d);  // l = -D/(2 sqrt d), D_ab = |q_a - k_b|^2
         dQ = 2 * (dD.rowwise().sum().asDiagonal() * fw.Q - dD * fw.K);
         dK = 2 * (dD.colwise().sum().transpose().asDiagonal() * fw.K - dD.transpose() * fw.Q);
       }
@@ -201,13 +231,17 @@ double loss_and_gradient(const ModelSpec& spec, const Data& data, const Weights&
   return f;
 }
 
+void step_in_place(Weights& w, const Gradient& g, double eta) {
+  for (std::size_t h = 0; h < w.Q.size(); ++h) {
+    if (h < g.Q.size()) w.Q[h] -= eta * g.Q[h];
+    if (h < g.K.size()) w.K[h] -= eta * g.K[h];
+    if (h < g.V.size()) w.V[h] -= eta * g.V[h];
+  }
+}
+
 Weights step(const Weights& w, const Gradient& g, double eta) {
   Weights next = w;
-  for (std::size_t h = 0; h < w.Q.size(); ++h) {
-    if (h < g.Q.size()) next.Q[h] -= eta * g.Q[h];
-    if (h < g.K.size()) next.K[h] -= eta * g.K[h];
-    if (h < g.V.size()) next.V[h] -= eta * g.V[h];
-  }
+  step_in_place(next, g, eta);
   return next;
 }
 

@@ -175,6 +175,32 @@ TEST(TheoryKernels, ValueOnlyClosedFormMatchesIterationIn50Digits) {
   EXPECT_LT(abs(dyn.slowest_rho() - slowest), mp50("1e-40"));
 }
 
+// The W^V-only floor in double: a rank-deficient P = B B' has zero eigenvalues that come out of the double
+// eigen-solver as rounding (~1e-16 lambda_max, of either sign), not 0. The zero-mode threshold follows the scalar's
+// epsilon (ValueOnlyDynamics::zero_mode_threshold), so the double floor, slowest mode and transient match the
+// 50-digit ones on the same (double) inputs; with a fixed 1e-40 lambda_max they missed the zero modes.
+TEST(TheoryKernels, ValueOnlyFloorInDoubleMatchesFiftyDigitsForRankDeficientP) {
+  const int Nn = 6, d = 4, d_out = 2;  // rank B <= d < Nn: two zero modes of P
+  for (double shift : {0.0, 0.37, 1.91}) {
+    const Matrix<double> B = wave<double>(Nn, d, 1.3 + shift, 0.7, 1.0), W0 = wave<double>(d, d, 0.4, 2.1 + shift, 0.3),
+                         O = wave<double>(d, d_out, 1.9, 0.2 + shift, 1.0), Y = wave<double>(Nn, d_out, 0.8 + shift, 1.7, 1.0);
+    const double eta = 0.05;
+    const ValueOnlyDynamics<double> in_double(B, W0, O, Y, eta);
+    const ValueOnlyDynamics<mp50> in_50(B.cast<mp50>(), W0.cast<mp50>(), O.cast<mp50>(), Y.cast<mp50>(), mp50(eta));
+    const double floor_50 = to_double(in_50.floor());
+    ASSERT_GT(floor_50, 1e-3) << "shift " << shift << ": the fixture must have a floor";
+    // The double route's error: eigenvectors of the zero-eigenspace to ~k eps / gap, so the floor to ~1e-13 relative.
+    EXPECT_NEAR(in_double.floor(), floor_50, 1e-11 * floor_50) << "shift " << shift;
+    EXPECT_NEAR(in_double.slowest_rho(), to_double(in_50.slowest_rho()), 1e-12) << "shift " << shift;
+    for (long long t : {0LL, 10LL, 1000LL}) {
+      EXPECT_NEAR(in_double.transient(t), to_double(in_50.transient(t)), 1e-11 * (1 + floor_50)) << "t " << t;
+    }
+    // The zero modes in double are rounding: far below the threshold, far below the smallest nonzero mode.
+    EXPECT_LT(std::abs(in_double.lambda()(1)), 1e-14 * in_double.lambda_max()) << "shift " << shift;
+    EXPECT_GT(in_double.lambda()(2), 1e-6 * in_double.lambda_max()) << "shift " << shift;
+  }
+}
+
 TEST(TheoryKernels, HullFloorAndGaussianReach) {
   const Eigen::Vector3d u(-1.0, 0.5, 2.0);
   const Interval hull = softmax_hull(u);

@@ -106,7 +106,9 @@ Comparison compare(std::string quantity, const TheoryValue& theory, const Measur
 
 /// A curve of a plot: a theory line, simulation points, or a simulation mean with its band.
 struct Curve {
-  enum class Style { line, points, band };
+  /// line: theory; points: simulation (with error bars when lower/upper are given); band: a simulation mean with
+  /// its confidence band; image: a heatmap, one cell per point (add_cell).
+  enum class Style { line, points, band, image };
   std::string label;
   Style style = Style::line;
   std::vector<double> x, y;
@@ -118,6 +120,10 @@ struct Curve {
   static Curve points(std::string label) { return {std::move(label), Style::points, {}, {}, {}, {}}; }
   /// A simulation mean with its confidence band.
   static Curve band(std::string label) { return {std::move(label), Style::band, {}, {}, {}, {}}; }
+  /// A heatmap: cells on a regular grid, column x and row y (rows drawn downwards, like a matrix), each with a value
+  /// in [-1, 1] (normalise first: the colour scale is blue -1, white 0, red 1). Several image curves of one plot
+  /// share its axes and colour scale (place them side by side with a gap). The value is kept in lower = upper.
+  static Curve image(std::string label) { return {std::move(label), Style::image, {}, {}, {}, {}}; }
   Curve& add(double xv, double yv) {
     x.push_back(xv);
     y.push_back(yv);
@@ -129,6 +135,8 @@ struct Curve {
     upper.push_back(upper_v);
     return *this;
   }
+  /// One heatmap cell (Style::image).
+  Curve& add_cell(double column, double row, double value) { return add(column, row, value, value); }
   /// A mean and its symmetric half-width.
   Curve& add_mean(double xv, double mean, double half_width) { return add(xv, mean, mean - half_width, mean + half_width); }
 };

@@ -61,12 +61,15 @@ Eigen::MatrixXd log_kernel(const ModelSpec& spec, const Eigen::MatrixXd& X, cons
 Eigen::MatrixXd output(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w);
 /// f = 1/2 sum_i |T_i - Y_i|^2.
 double loss(const ModelSpec& spec, const Data& data, const Weights& w);
-/// f and its gradient with respect to the trained blocks (backpropagation).
+/// f and its gradient with respect to the trained blocks (backpropagation). Reuses `gradient`'s storage and
+/// per-thread buffers from call to call (no allocation once the shapes are set).
 double loss_and_gradient(const ModelSpec& spec, const Data& data, const Weights& w, const Trained& trained,
                          Gradient& gradient);
 
 /// w - eta g on the trained blocks.
 Weights step(const Weights& w, const Gradient& g, double eta);
+/// The same step in place (w -= eta g): the same numbers without copying the weights.
+void step_in_place(Weights& w, const Gradient& g, double eta);
 
 struct GdOptions {
   enum class Rule { armijo, fixed };

@@ -13,7 +13,9 @@
 // `rate_power` (2 in the theorem) is a knob for the mutants.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "dyncheck/theory/numeric/eigen.hpp"
@@ -47,7 +49,23 @@ class ValueOnlyDynamics {
     const Matrix<S> R0 = B * W0 * O - Y;
     C_ = p.eigenvectors().transpose() * R0 * q.eigenvectors();
     const S lambda_max = lambda_.maxCoeff() > S(0) ? lambda_.maxCoeff() : S(1);
-    zero_ = lambda_max * S(1e-40);
+    zero_ = lambda_max * zero_mode_threshold(B.rows(), B.cols(), O.cols());
+  }
+
+  /// The zero-mode threshold relative to lambda_max mu_max: a mode with lambda_i mu_j <= threshold lambda_max mu_max
+  /// is a zero mode (counted in floor(), skipped by slowest_rho()). It follows the scalar: in S a zero eigenvalue
+  /// of P = B B' (rank B <= d < Nn) does not come out as 0 but as the rounding of the inner products of length d
+  /// that form P (<= d eps lambda_max) plus the backward error of the symmetric eigen-solver (a small multiple of
+  /// Nn eps lambda_max), and the same holds for Q_O = O' O (size d_out, inner length d); their product with the
+  /// other factor's eigenvalue stays below eps (k + d) lambda_max mu_max, k = max(Nn, d_out). The threshold is 16
+  /// times that (16: a margin over the solver's O(1) constants): ~3e-14 in double at Nn = 6, d = 4 (a zero mode is
+  /// there ~1e-16 lambda_max), ~1e-46 in 50 digits. A genuinely nonzero mode below it is not resolved in S anyway (its
+  /// rate 1 - eta lambda mu differs from 1 by less than the rounding of 1). (A fixed 1e-40, the old threshold, is
+  /// below double's rounding: the zero modes of a rank-deficient P were taken for slow nonzero modes and the floor
+  /// came out too small.)
+  static S zero_mode_threshold(Eigen::Index Nn, Eigen::Index d, Eigen::Index d_out) {
+    const auto k = static_cast<double>(std::max(Nn, d_out) + d);
+    return S(16 * k) * std::numeric_limits<S>::epsilon();
   }
 
   const Vector<S>& lambda() const { return lambda_; }  ///< eigenvalues of P = BB', ascending
@@ -67,7 +85,7 @@ class ValueOnlyDynamics {
     return f / S(2);
   }
 
-  /// The least-squares floor: 1/2 sum of C_ij^2 over the modes with lambda_i mu_j <= 1e-40 lambda_max mu_max.
+  /// The least-squares floor: 1/2 sum of C_ij^2 over the zero modes (zero_mode_threshold).
   S floor() const {
     S f(0);
     const S mu_max = mu_.maxCoeff() > S(0) ? mu_.maxCoeff() : S(1);

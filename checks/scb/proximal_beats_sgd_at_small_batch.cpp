@@ -64,14 +64,20 @@
 //   lambda = 0 ablation runs at the proximal method's step (the same method but the threshold), lowered the same way
 //   if it diverges there.
 // Curves: the three methods' mean distances against samples with 95% Student-t bands (for reading), as Fig. p.8.
-// Measured (master seed 20261122, session 12): see the README of this claim's report; ci cell N = 3, T = 100, B = 64
-//   in the commit message.
+// Measured (session 12, ci cell N = 3, T = 100, B = 64, 1000 steps, 24 replicates, about 3-5 s): master seed
+//   20261122: steps proximal 0.5 (s = 1's compared runs never lowered the loss: stepped down), SGD 0.125; d_A
+//   proximal 0.945, lambda = 0 1.064, SGD 0.776 (SGD closer: "does not hold"); d_P 0.119 / 0.121 / 0.078
+//   (undecided); the l1 effect on d_A 0.119 +- 0.098 (holds). Seeds 1-12 (one instance each): the proximal method
+//   closer on both distances at 4 seeds (2, 4, 7, 8), SGD significantly closer on one at 4 (1, 3, 5, 11), undecided
+//   at 4 (the instance's K_P, 0.012 to 0.35, moves it); every verdict PASS (4-7 s each), mutant FAIL at the master.
 // Budgets: ci one cell (the defaults: N = 3, T = 100, B = 64, 1000 steps, 24 replicates); full the paper's grid
 //   N in {3, 10, 20} x T in {100, 1000, 5000} x B in {64, 128, 256} (27 cells, 16 replicates each); smoke one cell,
 //   20 steps, 3 replicates (plumbing).
 // Cost: refused up front (ParamError on steps) when the cell's runs (3 methods x 4 step-downs x replicates + the
 //   pilots, at most 2 x 17 x 4) x steps x B x (T + N^2) exceed 2e10 at ci or 2e8 at smoke; at full, refused when the
-//   grid's total exceeds the measured rate times 30 minutes on 2 cores (see full_work_max).
+//   grid's total of that worst case, at the measured 5.8e8 units per core-second (work_rate), exceeds 30 minutes on
+//   2 cores: 2.9e12 units, 42 minutes at the default 1000 steps, so full is refused there and runs with
+//   steps <= 716 (the refusal names the limit). Not measured: a whole full run (the cores are shared this session).
 
 #include <fmt/format.h>
 
@@ -104,6 +110,12 @@ constexpr int checkpoints = 40;
 constexpr int extra_halvings = 3;  // step-downs after a compared run diverges
 constexpr double switch_alpha = 0.5;  // spec §6 / §8.14: stage 1 ends when alpha-hat first reaches 1/2
 constexpr int methods = 3;
+// Cost model of the full grid: sample-token units (steps x B x (T + N^2)) per core-second, measured (session 12, one
+// thread on a loaded 2-core machine, user time): 1.3e10 units in 22.4 s at N = 20, T = 5000, B = 256 (the largest
+// cell, 30 steps, all pilots and step-downs); the full budget's target: 30 minutes on 2 cores.
+constexpr double work_rate = 5.8e8;
+constexpr int full_cores = 2;
+constexpr double full_minutes = 30;
 
 struct Params : ParamSet {
   Vocabulary vocabulary{this};
@@ -135,6 +147,21 @@ struct Params : ParamSet {
     require_sparsity(support.Q, T);
     if (budget.level == BudgetLevel::full) {
       require(4 * support.Q <= 100, "Q", "must be at most 25 at the full budget (the grid's smallest T is 100)");
+      double total = 0;
+      for (int N : {3, 10, 20}) {
+        for (int T_cell : {100, 1000, 5000}) {
+          for (long long B_cell : {64LL, 128LL, 256LL}) total += cell_work(budget, N, T_cell, B_cell);
+        }
+      }
+      const double minutes = total / (work_rate * full_cores) / 60;
+      if (minutes > full_minutes) {
+        throw ParamError("steps", fmt::format("the full grid can need {:.3g} sample-token units, {:.0f} minutes on {} cores "
+                                              "at the measured {:.2g} units per core-second, more than the full "
+                                              "budget's {} minutes; use steps <= {}",
+                                              total, minutes, full_cores, work_rate, full_minutes,
+                                              static_cast<long long>(std::floor(static_cast<double>(steps_at(budget)) *
+                                                                                full_minutes / minutes))));
+      }
       return;
     }
     const double work = cell_work(budget, vocabulary.N.as_int(), T.as_int(), B);
@@ -198,6 +225,7 @@ struct Trace {
   long long exact_zeros = 0;  ///< entries of A exactly 0 at the end (reported)
   long long switch_step = 0;  ///< proximal: the first stage-2 step (0: none)
   std::uint64_t stream_check = 0;  ///< the generator's next number after the run
+  long long steps_done = 0;  ///< steps taken (a run that blows up stops early)
 };
 
 /// The loss criterion of a set of runs of one method and step (pilots or compared runs): their population loss
@@ -236,6 +264,7 @@ struct Cell {
   int N = 0, T = 0, Q = 0;
   long long B = 0, steps = 0;
   double lambda = 0, K_P = 0, mu_min = 0, initial_excess_loss = 0;
+  double work = 0;  ///< steps x B x (T + N^2) summed over every run of the cell (pilots included)
   double step[methods] = {0, 0, 0};
   bool loss_criterion_met[methods] = {true, true, true};  ///< some step of the grid lowered the pilots' loss
   std::vector<Trace> runs[methods];  // the compared replicates, by Method
@@ -424,13 +453,13 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
           "proximal {:.3g} ({:.3g}), lambda = 0 {:.3g} ({:.3g}), SGD {:.3g} ({:.3g}) (initial excess loss L_start - "
           "L(P, q) = {:.3g}). The pilots' loss went down at some step of the grid: proximal {}, SGD {} (if not: the "
           "largest step that does not blow up); the compared runs' loss never went down (one-sided 95%): proximal {}, "
-          "lambda = 0 {}, SGD {}.",
+          "lambda = 0 {}, SGD {}. Work: {:.3g} sample-token units (steps x B x (T + N^2), every run).",
           c.N, c.T, c.Q, c.B, c.steps, c.K_P, c.mu_min, c.lambda * m.lambda_scale,
           m.lambda_scale == 1 ? "" : fmt::format(" x {:g}", m.lambda_scale), grid_top, grid_bottom, c.step[prox],
           c.step[abl], c.step[sgd], switched, c.runs[prox].size(), switched > 0 ? first : 0, last, zeros, mean_rise(c.runs[prox], true), mean_rise(c.runs[prox]),
           mean_rise(c.runs[abl], true), mean_rise(c.runs[abl]), mean_rise(c.runs[sgd], true), mean_rise(c.runs[sgd]),
           c.initial_excess_loss, yes(c.loss_criterion_met[prox]), yes(c.loss_criterion_met[sgd]),
-          yes(loss_rose(c.runs[prox])), yes(loss_rose(c.runs[abl])), yes(loss_rose(c.runs[sgd]))));
+          yes(loss_rose(c.runs[prox])), yes(loss_rose(c.runs[abl])), yes(loss_rose(c.runs[sgd])), c.work));
     }
     // Curves of the first cell (ci: the only one; full: every cell): mean distance and Student-t band vs samples.
     for (const Cell& c : m.cells) {
@@ -491,6 +520,7 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
       } else {
         sim::scb::stage2_prox_sgd_step(model, instance, sampler, B, step, step, threshold_lambda, rng, workspace);
       }
+      trace.steps_done = t;
       const double largest = std::max(model.V.cwiseAbs().maxCoeff(), model.A.cwiseAbs().maxCoeff());
       if (!std::isfinite(largest) || largest > divergence_bound) {
         trace.diverged = true;
@@ -528,6 +558,9 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
       return run_method(instance, mc, sampler, q, method, step, c.steps, B, lambda, c.checkpoint_steps,
                         rng);
     };
+    auto account = [&](const std::vector<Trace>& runs) {
+      for (const Trace& t : runs) c.work += static_cast<double>(t.steps_done) * static_cast<double>(B) * (T + N * N);
+    };
     // Step sizes: the largest grid value whose pilot does not diverge.
     auto pick_step = [&](Method method, bool& loss_criterion_met) {
       double largest_bounded = 0;
@@ -537,6 +570,7 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
             replicate_options(context, fmt::format("{}/pilot/{}/{}", name, method == Method::proximal ? "prox" : "sgd", j),
                               pilot_replicates),
             [&](std::size_t, sim::Rng& rng) { return run(method, step, rng); });
+        account(pilots);
         if (!diverges(pilots)) {
           loss_criterion_met = true;
           return step;
@@ -554,12 +588,13 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
     // The compared replicates: every method on the same stream "<cell>/runs" (replicate r's generator is the same
     // for all, and the examples are drawn independently of the model). A compared run that diverges at the pilot's
     // step lowers that method's step by one grid point, at most extra_halvings times.
-    auto compared = [&](Method method, double& step) {
+    auto compared = [&](Method method, double& step, bool step_down_on_loss) {
       for (int halving = 0;; ++halving) {
         auto runs = sim::run_replicates(replicate_options(context, name + "/runs", Params::replicates(context.budget)),
                                         [&](std::size_t, sim::Rng& rng) { return run(method, step, rng); });
+        account(runs);
         const bool blew_up = std::any_of(runs.begin(), runs.end(), [](const Trace& t) { return t.diverged; });
-        if (!blew_up && !loss_rose(runs)) return runs;
+        if (!blew_up && (!step_down_on_loss || !loss_rose(runs))) return runs;
         if (halving == extra_halvings) {
           // Their loss still never went down (reported): the method does not train at this cell on this grid.
           if (!blew_up) return runs;
@@ -575,10 +610,10 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
     c.step[prox] = pick_step(Method::proximal, c.loss_criterion_met[prox]);
     c.step[sgd] = pick_step(Method::sgd, c.loss_criterion_met[sgd]);
     c.loss_criterion_met[abl] = c.loss_criterion_met[prox];
-    c.runs[prox] = compared(Method::proximal, c.step[prox]);
+    c.runs[prox] = compared(Method::proximal, c.step[prox], true);
     c.step[abl] = c.step[prox];
-    c.runs[abl] = compared(Method::ablation, c.step[abl]);
-    c.runs[sgd] = compared(Method::sgd, c.step[sgd]);
+    c.runs[abl] = compared(Method::ablation, c.step[abl], false);  // the twin: lowered only if it blows up
+    c.runs[sgd] = compared(Method::sgd, c.step[sgd], true);
     return c;
   }
 

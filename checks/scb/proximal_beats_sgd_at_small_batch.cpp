@@ -368,7 +368,7 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
       for (std::size_t r = 0; r < R; ++r) {
         const Trace& a = c.runs[prox][r];
         const Trace& b = c.runs[abl][r];
-        if (a.switch_step == 0) continue;
+        if (a.switch_step == 0 || a.switch_step > c.steps) continue;  // no stage-2 step taken
         ++entered;
         differs += c.step[abl] != c.step[prox] || a.attention_abs_sum != b.attention_abs_sum ||
                            a.attention_sq_sum != b.attention_sq_sum
@@ -441,7 +441,7 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
       for (const Trace& t : c.runs[prox]) zeros += static_cast<double>(t.exact_zeros);
       zeros /= static_cast<double>(c.runs[prox].size()) * c.T * c.N;
       for (const Trace& t : c.runs[prox]) {
-        if (t.switch_step == 0) continue;
+        if (t.switch_step == 0 || t.switch_step > c.steps) continue;
         ++switched, first = std::min(first, t.switch_step), last = std::max(last, t.switch_step);
       }
       verdict.notes.push_back(fmt::format(

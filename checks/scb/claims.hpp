@@ -26,6 +26,7 @@ std::unique_ptr<Claim> make_stage_two_l1_error_flat_in_T();              // 13
 std::unique_ptr<Claim> make_two_stage_detection();                       // 14
 std::unique_ptr<Claim> make_softmax_step_matches_scaled_linear_step();   // 15
 std::unique_ptr<Claim> make_softmax_preconditioner_concentrates();       // 16
+std::unique_ptr<Claim> make_proximal_beats_sgd_at_small_batch();         // §7 (issue #18)
 
 inline void register_claims(Registry& registry) {
   registry.add(make_population_loss_and_gradient());
@@ -44,6 +45,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_two_stage_detection());
   registry.add(make_softmax_step_matches_scaled_linear_step());
   registry.add(make_softmax_preconditioner_concentrates());
+  registry.add(make_proximal_beats_sgd_at_small_batch());
 }
 
 }  // namespace dyncheck::checks::scb

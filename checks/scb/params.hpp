@@ -48,9 +48,11 @@ struct StepSizes {
 /// draw that satisfies both is the unconditioned instance, unchanged). Then mu_max <= 1 - (N - 1)
 /// mu_min, and every batch the claims derive is bounded by a function of the parameters alone:
 /// the cost refusal (exit 2) is decided in check(), before any draw. Defaults: noise_ratio_max = 15
-/// is the 0.95 quantile of K_2/K_P^2 at N = 3 with Dirichlet(1) columns (0.99 quantile 48; from
-/// N = 4 on 0.99 is below 12, so the ceiling hardly binds there); N_mu_min per claim (0.1 quantile
-/// of N mu_min at N = 3 is 0.24).
+/// lies between the 0.9 and 0.95 quantiles of K_2/K_P^2 at N = 3 with Dirichlet(1) columns (12.3, 18.7;
+/// median 3.9, 0.99 quantile 48; 2e4 draws in numpy); from N = 4 on the 0.99 quantile is below 12,
+/// so the ceiling hardly binds there. N_mu_min per claim (the 0.1 quantile of N mu_min at N = 3 is
+/// 0.24). The price: a point is refused when its worst conditioned instance is unaffordable, even if
+/// the instance its seed draws would be cheap (fuzz: larger T_sgd, T or N are refused more often).
 struct InstanceBounds {
   /// `floor_needed`: the claim's cost follows 1/mu_min, so N_mu_min = 0 is outside its range.
   InstanceBounds(ParamSet* owner, double N_mu_min_default, const char* N_mu_min_reason, bool floor_needed)

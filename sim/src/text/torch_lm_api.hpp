@@ -17,7 +17,8 @@ struct Api {
   int abi = abi_version;
   /// Returns true on success; on failure writes the reason into *error (exceptions never cross the boundary).
   bool (*train)(const std::vector<std::int64_t>& train, const std::vector<std::int64_t>& validation,
-                const LmConfig& config, LmRun& run, std::string& error, bool& invalid_argument) = nullptr;
+                const std::vector<LmConfig>& configs, unsigned parallel, std::vector<LmRun>& runs, std::string& error,
+                bool& invalid_argument) = nullptr;
 };
 
 }  // namespace dyncheck::sim::text::plugin

@@ -80,18 +80,24 @@ std::optional<std::string> torch_unavailable() {
   return plugin.why_not;
 }
 
-LmRun train_transformer_lm(const std::vector<std::int64_t>& train, const std::vector<std::int64_t>& validation,
-                           const LmConfig& config) {
+std::vector<LmRun> train_transformer_lms(const std::vector<std::int64_t>& train,
+                                         const std::vector<std::int64_t>& validation,
+                                         const std::vector<LmConfig>& configs, unsigned parallel) {
   const auto& plugin = loaded();
   if (plugin.api == nullptr) throw std::runtime_error(plugin.why_not);
-  LmRun run;
+  std::vector<LmRun> runs;
   std::string error;
   bool invalid_argument = false;
-  if (!plugin.api->train(train, validation, config, run, error, invalid_argument)) {
+  if (!plugin.api->train(train, validation, configs, parallel, runs, error, invalid_argument)) {
     if (invalid_argument) throw std::invalid_argument(error);
     throw std::runtime_error(error);
   }
-  return run;
+  return runs;
+}
+
+LmRun train_transformer_lm(const std::vector<std::int64_t>& train, const std::vector<std::int64_t>& validation,
+                           const LmConfig& config) {
+  return train_transformer_lms(train, validation, {config}, 1).front();
 }
 
 double uniform_causal_entropy(std::int64_t bptt) {

@@ -90,6 +90,21 @@ TEST(SimTextLm, FewStepsTrainAndRepeatWithTheSeed) {
   EXPECT_GT(a.tokens_per_second, 0.0);
 }
 
+// Each run has its own generator and one intra-op thread: runs in parallel repeat the sequential ones bit for bit.
+TEST(SimTextLm, ParallelRunsEqualSequentialOnes) {
+  if (const auto why = torch_unavailable()) GTEST_SKIP() << *why;
+  const auto train = tokens(4000, 50, 1), validation = tokens(2000, 50, 2);
+  auto a = small(4), b = small(4);
+  b.seed = 5;
+  b.learning_rate = 1e-2;
+  const auto together = train_transformer_lms(train, validation, {a, b}, 2);
+  const auto alone = train_transformer_lm(train, validation, b);
+  ASSERT_EQ(together.size(), 2u);
+  EXPECT_EQ(together[1].checkpoints.back().val_loss, alone.checkpoints.back().val_loss);
+  EXPECT_EQ(together[1].checkpoints.back().entropy, alone.checkpoints.back().entropy);
+  EXPECT_EQ(together[0].checkpoints.back().val_loss, train_transformer_lm(train, validation, a).checkpoints.back().val_loss);
+}
+
 TEST(SimTextLm, BadConfigIsInvalidArgument) {
   if (const auto why = torch_unavailable()) GTEST_SKIP() << *why;
   auto c = small(1);

@@ -31,8 +31,7 @@ struct LmConfig {
   std::int64_t steps = 1000;    ///< minibatches (optimizer steps)
   std::int64_t eval_every = 100;  ///< checkpoint interval in steps (also at step 0 and at `steps`)
   std::int64_t eval_windows = 0;  ///< validation windows per checkpoint (0: the whole validation stream)
-  std::uint64_t seed = 1;       ///< torch::manual_seed
-  int threads = 1;              ///< torch::set_num_threads (also OpenMP, which OpenBLAS-openmp uses)
+  std::uint64_t seed = 1;       ///< the run's own CPU generator (initialisation and dropout)
   /// Test hook: zero the query and key projections at initialisation and never train them, so attention
   /// is uniform over the keys the mask allows (the entropy is then the mean of ln n over query positions).
   bool uniform_attention = false;
@@ -52,13 +51,21 @@ struct LmCheckpoint {
 
 struct LmRun {
   std::vector<LmCheckpoint> checkpoints;
-  double train_seconds = 0;      ///< wall time of the training steps only
+  double train_seconds = 0;      ///< wall time of the training steps only (no evaluation)
+  double train_cpu_seconds = 0;  ///< CPU time of the run's thread over the same steps
   double tokens_per_second = 0;  ///< training tokens (steps x bptt x batch) per train_seconds
   std::string backend;           ///< "libtorch <version>, <threads> thread(s)"
 };
 
 /// nullopt when the libtorch plugin loads; otherwise why not, with the command that installs it.
 std::optional<std::string> torch_unavailable();
+
+/// Several runs (e.g. seeds x learning rates), `parallel` at a time on their own threads. Each run uses one
+/// intra-op thread and its own generator, so its numbers do not depend on `parallel` (bit for bit, on one
+/// machine and BLAS). Throws as train_transformer_lm does, for the first failed run.
+std::vector<LmRun> train_transformer_lms(const std::vector<std::int64_t>& train,
+                                         const std::vector<std::int64_t>& validation,
+                                         const std::vector<LmConfig>& configs, unsigned parallel);
 
 /// Trains on `train` (batchified into `batch` streams) and evaluates on `validation` at every checkpoint.
 /// Throws std::runtime_error when the plugin is unavailable, std::invalid_argument on a bad config or a

@@ -21,8 +21,8 @@ namespace {
 // Dropout with the run's own generator (nn::Dropout draws from the global one, which parallel runs would share).
 torch::Tensor dropout(const torch::Tensor& x, double p, bool training, at::Generator& generator) {
   if (!training || p == 0) return x;
-  auto keep = torch::empty_like(x).bernoulli_(1 - p, generator);
-  return x * keep / (1 - p);
+  // one mask tensor, scaled in place: x * (bernoulli(1 - p) / (1 - p))
+  return x * torch::empty_like(x).bernoulli_(1 - p, generator).div_(1 - p);
 }
 
 // U(-b, b) from the run's generator.

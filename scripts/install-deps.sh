@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libboost-dev libmpfr-dev libgmp-dev
   librapidcheck-dev googletest libgtest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
-  gnuplot-nox libflint-arb-dev gcovr
+  gnuplot-nox libflint-arb-dev gcovr universal-ctags
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
   # real text (specs/integration.md §1, §4): libtorch for the language model, OpenBLAS because the

@@ -13,6 +13,7 @@ std::unique_ptr<Claim> make_value_only_floor_below_Nn();
 std::unique_ptr<Claim> make_pl_certificate_every_step();
 std::unique_ptr<Claim> make_q_only_separation();
 std::unique_ptr<Claim> make_cross_kernel_softmax_floor();
+std::unique_ptr<Claim> make_scale_sweep_softmax_floor();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_value_only_closed_form());
@@ -20,6 +21,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_pl_certificate_every_step());
   registry.add(make_q_only_separation());
   registry.add(make_cross_kernel_softmax_floor());
+  registry.add(make_scale_sweep_softmax_floor());
 }
 
 }  // namespace dyncheck::checks::kernels

@@ -13,6 +13,19 @@
 //   itself is compared separately with the theory's kernel in 50 digits).
 // Simulated: sim/kernels full-batch GD with fixed step eta = 1/(lambda_max(P) mu_max(Q_O)) on W^V only,
 //   inputs N(0, I_d), W^Q, W^K, W^V ~ N(0, s^2/d), random targets N(0, 1).
+// Experiment length, derived from the rate (not a fixed step count): the asymptote shows after about
+//   (a few) / (eta lambda_V) = (a few) kappa steps, kappa = lambda_max/lambda_V, and kappa has a heavy tail over
+//   instances (at the defaults, master seeds 1-100: 366 to 1.5e7, median ~1e4), so a fixed T leaves the slow
+//   instances short of the asymptote (the bias term exceeds the resolution) and runs the fast ones into the
+//   rounding floor (f_t ~ 1e-13 f_0, where the rounding bound exceeds 1e-6 f_t). So each run takes exactly
+//   T = resolvable_steps: the first t at which the closed form, evaluated in double on the instance before any
+//   GD step, is within a quarter of comparison 2's resolution of its limit. The instance is drawn from the
+//   seed's stream until T <= the step cap (the `steps` parameter; 0: smoke 300, ci 20000, full 100000), which
+//   bounds kappa seed-independently by about the cap: the claims are about instances conditioned on that
+//   quantitative form of the hypothesis lambda_V > 0 (the draws rejected and T are in the notes). At ci,
+//   master seeds 1-40, both claims PASS with every mutant FAIL. If none of 64 draws qualifies (parameters where
+//   nearly every instance is ill-conditioned, e.g. saturated softmax), the best one runs the cap and the claim
+//   says INCONCLUSIVE, as before.
 // Comparisons and tolerances:
 //  1. the worst checkpoint of |f_sim(t) - f_closed(t)| over 24 log-spaced t <= steps (those with
 //     f_closed(t) >= 1e-14 f_0). Numerical term: the theory's precision-doubling error + the simulator's
@@ -37,7 +50,9 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -54,6 +69,8 @@ namespace dyncheck::checks::kernels {
 namespace {
 
 constexpr int checkpoints = 24;
+/// Instances tried per run before the claim settles for the best one (see measure).
+constexpr int max_draws = 64;
 
 struct Params : ParamSet {
   explicit Params(long long d_default)
@@ -65,7 +82,7 @@ struct Params : ParamSet {
   Int vector_output{this, "vector_output", 1, closed(0, 1), "1: W^O = I_d (d_out = d); 0: W^O = w ~ N(0, I/d) (d_out = 1)"};
   Real s_QK{this, "s_QK", 1.0, closed(0.05, 4), "W^Q, W^K ~ N(0, s^2/d)", Scale::log};
   Real s_V{this, "s_V", 1.0, closed(0.05, 4), "initial W^V ~ N(0, s^2/d)", Scale::log};
-  Int steps{this, "steps", 0, closed(0, 200000), "GD steps; 0: the budget's choice (smoke 300, ci 20000, full 100000, fewer where the budget cannot afford them)"};
+  Int steps{this, "steps", 0, closed(0, 200000), "cap on GD steps: the instance is redrawn until its closed form shows its limit within the cap, and the run takes the steps it needs; 0: the budget's cap (smoke 300, ci 20000, full 100000, lower where the budget cannot afford them)"};
 
   long long rows() const { return N.value() * n.value(); }
   /// Work units of one GD step (a forward and a backward pass, and the rounding bound's abs-value products).
@@ -131,6 +148,10 @@ struct Measured {
   std::vector<double> loss;       ///< f_0..f_T
   std::vector<double> rounding;   ///< derived bound on |f_sim(t) - f_exact(t)|
   double lambda_min_double = 0;   ///< lambda_min(P) in double (eigen solver on B~B~')
+  int draw = 0;                   ///< which draw of the seed's instance stream was run
+  bool resolvable = false;        ///< its closed form shows its limit within the step cap
+  long long steps_needed = 0;     ///< resolvable_steps of that draw
+  long long cap = 0;              ///< the step cap (the steps parameter or the budget's choice)
 };
 
 struct Predicted {
@@ -174,6 +195,55 @@ std::vector<long long> checkpoint_times(long long steps) {
   return t;
 }
 
+/// The number of GD steps T after which the closed form D2, evaluated in double on the instance before any step
+/// (it is the experiment's length, not the oracle), is within a quarter of comparison 2's resolution of its limit:
+///   zero_modes = 0 (d >= Nn): rho_1^2 - f(T)/f(T-1) <= rho_1 (1 - rho_1) / 8, rho_1 the slowest |rho_ij|;
+///   zero_modes > 0 (d < Nn; the zero_modes smallest lambda_i are exactly 0, rank B <= d): f(T) - floor <= 2.5e-4 floor.
+/// Both gaps fall monotonically in t (f is a positive sum of geometric sequences, so f(t)^2 <= f(t-1) f(t+1) and
+/// f(t)/f(t-1) rises to rho_1^2), so bisection finds the first such T. Returns limit + 1 when more than `limit`
+/// steps are needed, including when the limit is never approached (rho_1 = 1 in double, a zero floor).
+long long resolvable_steps(const Eigen::MatrixXd& B, const Eigen::MatrixXd& W0, const Eigen::MatrixXd& O,
+                           const Eigen::MatrixXd& Y, int zero_modes, long long limit) {
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> p_eig(B * B.transpose()), o_eig(O.transpose() * O);
+  const Eigen::MatrixXd C = p_eig.eigenvectors().transpose() * (B * W0 * O - Y) * o_eig.eigenvectors();
+  const double eta = 1.0 / (p_eig.eigenvalues().maxCoeff() * o_eig.eigenvalues().maxCoeff());
+  std::vector<std::pair<double, double>> modes;  // (|rho_ij|, C_ij^2) of the nonzero modes
+  double floor = 0, rho_1 = 0;
+  for (Eigen::Index i = 0; i < C.rows(); ++i) {
+    for (Eigen::Index j = 0; j < C.cols(); ++j) {
+      const double a = C(i, j) * C(i, j);
+      if (i < zero_modes) {
+        floor += a;
+        continue;
+      }
+      const double rho = std::abs(1 - eta * p_eig.eigenvalues()(i) * o_eig.eigenvalues()(j));
+      modes.emplace_back(rho, a);
+      rho_1 = std::max(rho_1, rho);
+    }
+  }
+  if (!(rho_1 > 0)) return 2;
+  if (!(rho_1 < 1) || (zero_modes > 0 && !(floor > 0))) return limit + 1;
+  // g(t) = sum a (rho / rho_1)^(2t) >= 0 (scaled so that nothing underflows while the slowest mode has weight)
+  auto g = [&](long long t) {
+    double sum = 0;
+    for (const auto& [rho, a] : modes) sum += a * theory::kernels::integer_power(rho / rho_1, 2 * t);
+    return sum;
+  };
+  auto resolved = [&](long long t) {
+    if (zero_modes > 0) return g(t) * theory::kernels::integer_power(rho_1, 2 * t) <= 2.5e-4 * floor;
+    const double previous = g(t - 1);
+    return previous > 0 && rho_1 * rho_1 * (1 - g(t) / previous) <= rho_1 * (1 - rho_1) / 8;
+  };
+  if (!resolved(limit)) return limit + 1;
+  if (resolved(2)) return 2;
+  long long lo = 2, hi = limit;  // !resolved(lo), resolved(hi): bisect for the first resolved t
+  while (hi - lo > 1) {
+    const long long mid = lo + (hi - lo) / 2;
+    (resolved(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 template <class P>
 class ValueOnly final : public ClaimShape<P, Settings, Measured, Predicted> {
   using Base = ClaimShape<P, Settings, Measured, Predicted>;
@@ -187,18 +257,45 @@ class ValueOnly final : public ClaimShape<P, Settings, Measured, Predicted> {
     const int N = p.N.as_int(), n = p.n.as_int(), d = p.d.as_int();
     const int d_out = p.vector_output.value() != 0 ? d : 1;
     Measured m;
-    sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/instance", 0);
-    const std::vector<Eigen::MatrixXd> O{d_out == d ? Eigen::MatrixXd::Identity(d, d)
-                                                    : sim::kernels::gaussian_matrix(rng, d, 1, 1.0 / std::sqrt(static_cast<double>(d)))};
-    m.w0 = sim::kernels::gaussian_weights(rng, 1, d, p.s_QK, p.s_QK, p.s_V, O);
-    m.data.X = sim::kernels::gaussian_inputs(rng, N, n, d);
-    m.data.Y = sim::kernels::random_targets(rng, N, n, d_out, 1.0);
     const sim::kernels::ModelSpec spec = p.variant.sim_spec();
+    const long long cap = p.resolved_steps(context.budget);
+    // The instance: draw k = 0, 1, ... of the seed's stream until its closed form (double, from the eigen-
+    // decomposition, before any GD step) shows its limit within the cap (resolvable_steps <= cap); if none of
+    // max_draws does, the draw with the fewest such steps runs the cap and the comparison says INCONCLUSIVE.
+    std::vector<Eigen::MatrixXd> O;
     Eigen::MatrixXd B(N * n, d);
-    for (int i = 0; i < N; ++i) {
-      m.S.push_back(sim::kernels::attention(spec, m.data.X[static_cast<std::size_t>(i)], m.w0.Q[0], m.w0.K[0]));
-      B.middleRows(i * n, n) = m.S.back() * m.data.X[static_cast<std::size_t>(i)];
+    long long best_steps = std::numeric_limits<long long>::max();
+    for (int draw = 0; draw < max_draws; ++draw) {
+      sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/instance", static_cast<std::uint64_t>(draw));
+      std::vector<Eigen::MatrixXd> O_k{d_out == d ? Eigen::MatrixXd::Identity(d, d)
+                                                  : sim::kernels::gaussian_matrix(rng, d, 1, 1.0 / std::sqrt(static_cast<double>(d)))};
+      sim::kernels::Weights w0 = sim::kernels::gaussian_weights(rng, 1, d, p.s_QK, p.s_QK, p.s_V, O_k);
+      sim::kernels::Data data;
+      data.X = sim::kernels::gaussian_inputs(rng, N, n, d);
+      data.Y = sim::kernels::random_targets(rng, N, n, d_out, 1.0);
+      std::vector<Eigen::MatrixXd> S;
+      Eigen::MatrixXd B_k(N * n, d), Y(N * n, d_out);
+      for (int i = 0; i < N; ++i) {
+        const auto ii = static_cast<std::size_t>(i);
+        S.push_back(sim::kernels::attention(spec, data.X[ii], w0.Q[0], w0.K[0]));
+        B_k.middleRows(i * n, n) = S.back() * data.X[ii];
+        Y.middleRows(i * n, n) = data.Y[ii];
+      }
+      const long long needed = resolvable_steps(B_k, w0.V[0], O_k[0], Y, std::max(0, N * n - d), cap);
+      if (needed < best_steps) {
+        best_steps = needed;
+        m.draw = draw;
+        m.data = std::move(data);
+        m.w0 = std::move(w0);
+        m.S = std::move(S);
+        O = std::move(O_k);
+        B = B_k;
+      }
+      if (needed <= cap) break;
     }
+    m.cap = cap;
+    m.resolvable = best_steps <= cap;
+    m.steps_needed = best_steps;
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> p_eig(B * B.transpose(), Eigen::EigenvaluesOnly);
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> o_eig(O[0].transpose() * O[0], Eigen::EigenvaluesOnly);
     m.lambda_min_double = p_eig.eigenvalues()(0);
@@ -206,7 +303,7 @@ class ValueOnly final : public ClaimShape<P, Settings, Measured, Predicted> {
     sim::kernels::GdOptions options;
     options.rule = sim::kernels::GdOptions::Rule::fixed;
     options.eta = m.eta;
-    options.steps = p.resolved_steps(context.budget);
+    options.steps = m.resolvable ? std::max(2LL, m.steps_needed) : cap;
     options.stop_loss = -1;  // run every step
     const double K = std::max({n, d, d_out}) + 2;
     const double u = std::numeric_limits<double>::epsilon() / 2;
@@ -412,6 +509,17 @@ class ValueOnly final : public ClaimShape<P, Settings, Measured, Predicted> {
         "targets N(0, 1); fixed step eta = 1/(lambda_max mu_max) = {:.4g}, {} steps; f_0 = {:.4g}, f_T = {:.4g}.",
         p.variant.name(), p.N.value(), p.n.value(), p.d.value(), p.vector_output.value() != 0 ? "vector (W^O = I)" : "scalar",
         p.s_QK.value(), p.s_V.value(), m.eta, T, f0, m.loss[T]));
+    const std::string rejected =
+        m.draw == 0 ? std::string("the first draw of the seed's instance stream")
+                    : fmt::format("draw {} of the seed's instance stream (draws 0 to {} rejected: their closed form needs "
+                                  "more than the cap of {} steps to come within a quarter of comparison 2's resolution "
+                                  "of its limit)", m.draw, m.draw - 1, m.cap);
+    verdict.notes.push_back(
+        m.resolvable
+            ? fmt::format("Experiment length derived from the rate: {}; it needs T = {} steps (cap {}), and runs exactly "
+                          "that many.", rejected, std::max(2LL, m.steps_needed), m.cap)
+            : fmt::format("None of the {} instance draws comes within a quarter of comparison 2's resolution of its limit "
+                          "within the cap of {} steps; the first draw ran the cap.", max_draws, m.cap));
     verdict.notes.push_back(
         "[derived] oracle: the closed form is exact (linear least squares); the paper's own hypotheses and constants are "
         "not public, so the condition is [reconstructed]. No statistics: deterministic given the seed.");

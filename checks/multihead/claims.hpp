@@ -20,6 +20,7 @@ std::unique_ptr<Claim> make_affine_constraint();
 std::unique_ptr<Claim> make_crude_estimate_gaussian();
 std::unique_ptr<Claim> make_non_identifiability();
 std::unique_ptr<Claim> make_heuristic_trend();
+std::unique_ptr<Claim> make_gd_success_fraction();
 
 inline void register_claims(Registry& registry) {
   registry.add(make_boolean_moments());
@@ -33,6 +34,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_crude_estimate_gaussian());
   registry.add(make_non_identifiability());
   registry.add(make_heuristic_trend());
+  registry.add(make_gd_success_fraction());
 }
 
 }  // namespace dyncheck::checks::multihead

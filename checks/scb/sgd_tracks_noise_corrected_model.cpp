@@ -35,11 +35,17 @@
 // Mutants (edits of Settings): no_attention_noise (the noiseless recurrence) and noise_doubled (noise
 //   terms at B/2), applied to both models; attention_rate_5_percent (eta_A x 1.05 in every model: the
 //   escape comes ~2.5% earlier, which the steep part of alpha(t) resolves).
+// Instances (issue #10): drawn conditioned on K_2/K_P^2 <= noise_ratio_max and N mu_min >= N_mu_min
+//   (params.hpp InstanceBounds, a deterministic rejection on P), so that b_min below, which follows
+//   K_2/(K_P^2 mu_min) of the drawn P, is at most eta_A K_P T noise_ratio_max N/(N_mu_min 0.2 rho_bar)
+//   for every seed (rho_bar = 1/Q - 1/T, q uniform on its support).
 // Batch (B = 0): the spec's ω* = 0.05 ρ̄ batch where the budget affords it, else the largest
-//   affordable batch down to the claim's own limit ω* = 0.1 ρ̄ (the batch depends on the random
-//   instance through K_2/(K_P² μ_min); seed 4's default instance needed 1.78e10 units and was refused).
-// Cost: refused up front (ParamError on B) when 5 S steps B (T + N^2) exceeds 1.5e10 at ci (about
-//   150 s on 2 threads: the default point is 8.2e8, ~8 s) at the smallest valid batch, or 2e8 at smoke.
+//   affordable batch down to the claim's own limit ω* = 0.1 ρ̄. A given B must be at least the
+//   bound on b_min above (ParamError otherwise: valid for every instance the point draws).
+// Cost: refused up front in check() (ParamError, before any draw) when 5 S steps B (T + N^2) at the
+//   bound on b_min exceeds 1.5e10 at ci (about 150 s on 2 threads: the default point's instance is
+//   8.2e8, ~8 s; the default's bound 1.1e10) or 1e9 at smoke: whether a point is refused depends on
+//   its parameters only, never on the seed.
 // Full budget only: the Gaussian-noise population simulation (sim::scb::noisy_population_step)
 //   at N ∈ {100, 500}, T = 1e5 against the same model (constants in double: dense q is T×N).
 
@@ -84,8 +90,60 @@ struct Params : ParamSet {
   Int B{this, "B", 0, closed(0, 1e6),
         "batch size; omega* <= 0.1 rho_bar required; 0: omega* = 0.05 rho_bar (spec default), at most 1e6"};
   Int steps{this, "steps", 80, closed(8, 2000), "SGD steps"};
+  InstanceBounds bounds{this, 0.4,
+                        "with noise_ratio_max it bounds the batch b_min ~ T K_2/(K_P^2 mu_min) (at the defaults N_mu_min "
+                        "= 0.4 and noise_ratio_max = 15 make the worst case affordable at ci)",
+                        true};
 
-  void check(const Budget&) const override { require_sparsity(support.Q, T); }
+  /// The largest b_min = eta_A T K_2/(2 (0.1 rho_bar) mu_min K_P) over the conditioned instances:
+  /// K_2/(K_P^2 mu_min) <= noise_ratio_max N / N_mu_min, rho_bar = 1/Q - 1/T (q uniform on its support).
+  double batch_min_bound() const {
+    const double rho_bar = 1.0 / static_cast<double>(support.Q) - 1.0 / static_cast<double>(T);
+    return rates.eta_A_K_P * static_cast<double>(T) * bounds.noise_over_mu_min(vocabulary.N.as_int()) /
+           (2.0 * omega_star_fraction * rho_bar);
+  }
+  /// 5 S steps (T + N^2): the cost of one unit of batch (S seeds at B and at 4B).
+  double work_per_sample(const Budget& budget) const {
+    return 5.0 * static_cast<double>(budget.pick<std::size_t>(2, 32, 64)) * static_cast<double>(steps) *
+           (static_cast<double>(T) + static_cast<double>(vocabulary.N * vocabulary.N));
+  }
+  static double work_max(const Budget& budget) {
+    // smoke: 1e9 (2e8 before the bound; the default's bound at smoke is 6.9e8, ~4 s on one thread,
+    // while the default seed's instance needs 5.1e7).
+    return budget.pick<double>(1e9, 1.5e10, std::numeric_limits<double>::infinity());
+  }
+
+  /// Cost refusal from the parameters alone (issue #10): the automatic batch never exceeds
+  /// max(b_min, affordable) and b_min <= batch_min_bound() for every instance the point can draw.
+  void check(const Budget& budget) const override {
+    require_sparsity(support.Q, T);
+    const double b_bound = batch_min_bound();
+    constexpr double batch_max = 1e6;  // the range of 'B'
+    if (b_bound > batch_max) {
+      throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for every instance this "
+                                        "point draws: the model is claimed while omega* = eta_A T K_2/(2 B mu_min K_P) <= "
+                                        "0.1 rho_bar, which needs B >= {:.3g} at K_2/(K_P^2 mu_min) = noise_ratio_max N / "
+                                        "N_mu_min; use a smaller T or eta_A_K_P, a smaller noise_ratio_max or a larger "
+                                        "N_mu_min",
+                                        b_bound));
+    }
+    if (B > 0 && static_cast<double>(B) < b_bound) {
+      throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] at this point: the "
+                                        "noise-corrected model is claimed only while omega* <= 0.1 rho_bar for every "
+                                        "instance the point draws (spec §8 claim 11; the bound uses K_2/(K_P^2 mu_min) "
+                                        "<= noise_ratio_max N / N_mu_min)",
+                                        static_cast<long long>(std::ceil(b_bound))));
+    }
+    const double batch = B > 0 ? static_cast<double>(B) : std::ceil(b_bound);
+    const double work = work_per_sample(budget) * batch;
+    if (work > work_max(budget) && (B > 0 || b_bound * work_per_sample(budget) > work_max(budget))) {
+      throw ParamError("T", fmt::format("this point needs up to 5 x seeds x steps x B x (T + N^2) = {:.3g} sample-token "
+                                        "units (B = {:.6g}{}), more than the {} budget's limit {:.3g}; use a smaller T, "
+                                        "steps or eta_A_K_P, or a smaller noise_ratio_max or larger N_mu_min",
+                                        work, batch, B > 0 ? "" : ", the largest smallest-valid batch of the instances "
+                                        "this point draws", to_string(budget.level), work_max(budget)));
+    }
+  }
 };
 
 /// The theory's knobs; the default is the claim's theory (applied to both noise models).
@@ -232,7 +290,7 @@ class SgdTracksNoiseCorrectedModel final : public ClaimShape<Params, Settings, M
     m.seeds = context.budget.pick<std::size_t>(2, 32, 64);
     const std::size_t seeds = m.seeds;
 
-    m.instance = draw_instance(context, {.N = N, .T = T, .Q = Q});
+    m.instance = draw_instance(context, p.bounds.apply({.N = N, .T = T, .Q = Q}));
     const sim::scb::Instance& instance = m.instance;
     m.mc = measurement_constants(instance);
     const MeasurementConstants& mc = m.mc;
@@ -244,45 +302,30 @@ class SgdTracksNoiseCorrectedModel final : public ClaimShape<Params, Settings, M
     const double b_spec = 2 * b_min;
     constexpr double batch_max = 1e6;  // the range of 'B'
     // Cost: S seeds at B and at 4B draw 5 S steps B samples of T tokens each (plus O(N^2) per
-    // sample for the gradient). Refused up front beyond what the budget affords (issue #10: random
-    // points asked for B ~ 4e5..9e5 and ran > 300 s at ci). Measured: the default point
-    // (5 x 32 x 80 x 1084 x (50 + 9) = 8.2e8 units) takes ~9 s at ci on 2 threads.
-    const double work_per_sample =
-        5.0 * static_cast<double>(seeds) * static_cast<double>(steps) * (static_cast<double>(T) + static_cast<double>(N) * N);
-    const double work_max = context.budget.pick<double>(2e8, 1.5e10, std::numeric_limits<double>::infinity());
+    // sample for the gradient). Measured: the default point (5 x 32 x 80 x 1084 x (50 + 9) = 8.2e8
+    // units) takes ~9 s at ci on 2 threads. check() has refused every point whose worst instance
+    // (b_min <= p.batch_min_bound(), the conditioning of InstanceBounds) is unaffordable, so the
+    // errors below would be a wrong bound, not a refusal.
+    const double work_per_sample = p.work_per_sample(context.budget);
+    const double work_max = Params::work_max(context.budget);
     const double batch_affordable = std::floor(work_max / work_per_sample);
-    if (b_min > batch_max) {
-      throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for this instance: the "
-                                        "noise-corrected model is claimed only while omega* = eta_A T K_2/(2 B mu_min "
-                                        "K_P) <= 0.1 rho_bar, which needs B >= {:.3g}; use a smaller T or eta_A_K_P",
-                                        b_min));
+    if (b_min > p.batch_min_bound() * (1 + 1e-9)) {
+      throw std::logic_error(fmt::format("b_min = {:.6g} of the drawn instance exceeds the bound {:.6g} of check()",
+                                         b_min, p.batch_min_bound()));
     }
     // B = 0 (auto): the spec's default b_spec (omega* = 0.05 rho_bar at mu_min, §8 claim 11) where the
     // budget affords it; else the largest affordable batch, but not below b_min (omega* <= 0.1 rho_bar,
-    // the claim's own condition). The batch depends on the random instance through K_2/(K_P^2 mu_min)
-    // (issue #10, seed 4: b_spec = 23570, 1.78e10 units at ci, was refused at the defaults); within
-    // [b_min, b_spec] the claim and its tolerances are unchanged (the bias terms scale with the model's
-    // noise correction |model - noiseless|, which the model computes at the batch used).
+    // the claim's own condition). The batch follows the instance through K_2/(K_P^2 mu_min), bounded by
+    // the conditioning (issue #10, seed 4: b_spec = 23570, 1.78e10 units at ci, was refused at the
+    // defaults before it); within [b_min, b_spec] the claim and its tolerances are unchanged (the bias
+    // terms scale with the model's noise correction |model - noiseless|, computed at the batch used).
     m.batch = batch_param > 0 ? batch_param
                               : static_cast<long long>(std::ceil(std::min({batch_max, b_spec, std::max(b_min, batch_affordable)})));
     const long long batch = m.batch;
     m.omega_star = omega_star_fraction * mc.rho_bar * b_min / static_cast<double>(batch);
-    if (static_cast<double>(batch) < b_min) {
-      throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] for this instance: the "
-                                        "noise-corrected model is claimed only while the stationary attention "
-                                        "noise omega* = eta_A T K_2/(2 B mu_min K_P) <= 0.1 rho_bar (spec §8 claim 11)",
-                                        static_cast<long long>(std::ceil(b_min))));
-    }
-    {
-      const double work = work_per_sample * static_cast<double>(batch);
-      if (work > work_max) {
-        throw ParamError("B", fmt::format("this point needs 5 x seeds x steps x B x (T + N^2) = 5 x {} x {} x {} x {} = "
-                                          "{:.3g} sample-token units, more than the {} budget's limit {:.3g} (B >= {:.6g} "
-                                          "keeps omega* <= 0.1 rho_bar for this instance); use a smaller T, steps or "
-                                          "eta_A_K_P (B = 0 picks B proportional to eta_A T)",
-                                          seeds, steps, batch, T + N * N, work,
-                                          to_string(context.budget.level), work_max, std::ceil(b_min)));
-      }
+    if (static_cast<double>(batch) < b_min || work_per_sample * static_cast<double>(batch) > work_max * (1 + 1e-9) + work_per_sample) {
+      throw std::logic_error(fmt::format("batch {} of the drawn instance (b_min {:.6g}) escaped the bounds of check()",
+                                         batch, b_min));
     }
     m.eps_max = noise_energy_excess(instance, mc);
 
@@ -447,9 +490,9 @@ class SgdTracksNoiseCorrectedModel final : public ClaimShape<Params, Settings, M
     verdict.notes.push_back(fmt::format(
         "Instance: N = {}, T = {}, Q = {}, P columns ~ Dirichlet(1), q uniform on random supports; K_P = {:.4g}, "
         "K_2 = {:.4g}, rho_bar = {:.4g}, mu_min = {:.4g}; eta = {}, eta_A = {:.4g} (eta_A K_P = {}); omega*/rho_bar "
-        "= {:.3g} (<= 0.1); eps_max = {:.3g}.",
+        "= {:.3g} (<= 0.1); eps_max = {:.3g}; {}.",
         m.instance.N(), m.instance.T, p.support.Q.value(), m.mc.K_P, m.mc.K_2, m.mc.rho_bar, m.instance.mu.minCoeff(),
-        eta, eta_A_K_P / m.mc.K_P, eta_A_K_P, m.omega_star / m.mc.rho_bar, eps_max));
+        eta, eta_A_K_P / m.mc.K_P, eta_A_K_P, m.omega_star / m.mc.rho_bar, eps_max, p.bounds.describe(m.instance)));
     verdict.notes.push_back(
         "[derived] The noise-corrected model is approximate (spec §5): its noise energy uses Sigma for the residual "
         "covariance; the bias term bounds the resulting over-estimate, second-order fluctuation effects are not "

@@ -31,9 +31,13 @@
 // Shares: the three B_90 intervals hold together with probability >= 1 - delta (delta/3 each); the
 //   slope comparison records the two it uses (T_min, T_max), the prefactor comparison the mixed
 //   instance's only (its T_min interval is the slope's, already recorded).
-// Cost: refused up front (ParamError on T_max) when sum over the grid of seeds x B x 2 t_esc x (T + N^2)
-//   exceeds 6e10 at ci (the default point is 1.4e10, ~22 s on one thread) or 1e9 at smoke; at ci an
-//   instance over it first runs with fewer seeds (down to 100; B ∝ K_2/K_P² depends on the random P).
+// Cost: refused up front in check() (ParamError on T_max, before any draw) when sum over the grid of
+//   seeds x B x 2 t_esc x (T + N^2) can exceed 6e10 at ci (the default seed's point is 1.4e10, ~22 s on
+//   one thread) or 1e9 at smoke. B ∝ K_2/K_P² follows the drawn P; the instances (the mixed one too)
+//   are drawn conditioned on K_2/K_P² <= noise_ratio_max (params.hpp InstanceBounds, a deterministic
+//   rejection on P), so the worst cost is that of the grid at K_2/K_P² = noise_ratio_max with the
+//   fewest seeds a ci run drops to (100): a function of the parameters only (issue #10: seed 11 of
+//   3-34 was refused at the defaults). At ci an instance over the limit at 300 seeds runs with fewer.
 
 #include <fmt/format.h>
 
@@ -72,10 +76,49 @@ struct Params : ParamSet {
   StepSizes rates{this, 0.5, 0.5, 0.25};
   Real identity_mix{this, "identity_mix", 0.5, open_closed(0, 0.9), "P' = m I + (1 - m) P for the prefactor instance"};
 
-  void check(const Budget&) const override {
+  InstanceBounds bounds{this, 0, "0: no condition (the batches follow K_2/K_P^2 only)", false};
+
+  /// T_min, 2 T_min, ..., T_max (smoke: the two ends).
+  std::vector<int> context_lengths(const Budget& budget) const {
+    std::vector<int> Ts;
+    for (int T = T_min.as_int(); T <= T_max.as_int(); T *= 2) Ts.push_back(T);
+    if (Ts.back() != T_max.as_int()) Ts.push_back(T_max.as_int());
+    if (budget.level == BudgetLevel::smoke) Ts = {T_min.as_int(), T_max.as_int()};  // plumbing only
+    return Ts;
+  }
+  /// n(T) = seeds sqrt(T_max/T).
+  std::size_t seeds_at(std::size_t seeds, int T) const {
+    return static_cast<std::size_t>(
+        std::ceil(static_cast<double>(seeds) * std::sqrt(static_cast<double>(T_max.value()) / T)));
+  }
+  static double work_max(const Budget& budget) {
+    return budget.pick<double>(1e9, 6e10, std::numeric_limits<double>::infinity());
+  }
+  static std::size_t seeds_default(const Budget& budget) { return budget.pick<std::size_t>(2, 300, 1000); }
+  /// The fewest seeds a ci run drops to when its instance is costly.
+  static std::size_t seeds_min(const Budget& budget) { return budget.level == BudgetLevel::ci ? 100 : seeds_default(budget); }
+
+  /// Every refusal from the parameters alone (issue #10: seed 11 of 3-34 was refused at the defaults).
+  /// The grid's batches are B_j = factor_j c_lin T K_2/K_P^2, with c_lin and the window 2 t_esc^pop
+  /// functions of (eta, rho_bar = 1/Q - 1/T, eta_A K_P) only (q uniform on its support), and the
+  /// instances are drawn conditioned on K_2/K_P^2 <= noise_ratio_max (InstanceBounds; the mixed
+  /// instance too): the largest cost over the instances a point draws is the grid at K_2/K_P^2 =
+  /// noise_ratio_max with the fewest seeds.
+  double worst_work(const Budget& budget) const;
+
+  void check(const Budget& budget) const override {
     require(T_max >= 4 * T_min, "T_max",
             fmt::format("must be an integer in [4 T_min, 5000] = [{}, 5000]", 4 * T_min.value()));
     require_sparsity(support.Q, T_min);
+    const double work = worst_work(budget);
+    if (work > work_max(budget)) {
+      throw ParamError("T_max", fmt::format("this point can need sum over the grid of seeds x B x 2 t_esc x (T + N^2) = "
+                                            "{:.3g} sample-token units ({} seeds at T_max, K_2/K_P^2 = noise_ratio_max = "
+                                            "{:g}), more than the {} budget's limit {:.3g} (B grows like T K_2/K_P^2); use "
+                                            "a smaller T_max, T_min, N or noise_ratio_max",
+                                            work, seeds_min(budget), bounds.noise_ratio_max.value(),
+                                            to_string(budget.level), work_max(budget)));
+    }
   }
 };
 
@@ -135,6 +178,36 @@ long long escape_steps(int T, double eta, double rho_bar, double eta_A_K_P) {
   return *t;
 }
 
+/// The grid of batches around c_lin: B_j = factor_j c_lin unit, strictly increasing.
+std::vector<long long> batch_grid(double c_lin, double unit) {
+  std::vector<long long> batches;
+  for (double factor : grid_factors) {
+    long long batch = std::max<long long>(1, std::llround(factor * c_lin * unit));
+    if (!batches.empty() && batch <= batches.back()) batch = batches.back() + 1;
+    batches.push_back(batch);
+  }
+  return batches;
+}
+
+double Params::worst_work(const Budget& budget) const {
+  const int N = vocabulary.N.as_int(), Q = support.Q.as_int();
+  const double eta = rates.eta, eta_A_K_P = rates.eta_A_K_P;
+  std::vector<int> Ts = context_lengths(budget);
+  Ts.push_back(T_min.as_int());  // the mixed instance at T_ref = T_min
+  double work = 0;
+  for (int T : Ts) {
+    const double rho_bar = 1.0 / Q - 1.0 / T;
+    // +1: rho_bar of a drawn instance is this up to rounding, which may move the escape by a step.
+    const double window = 2.0 * static_cast<double>(escape_steps(T, eta, rho_bar, eta_A_K_P) + 1);
+    const double c_lin = std::sqrt(eta * rho_bar * eta_A_K_P) * z_90 * z_90 / 2;
+    for (long long batch : batch_grid(c_lin, T * bounds.noise_ratio_max.value())) {
+      work += static_cast<double>(seeds_at(seeds_min(budget), T)) * static_cast<double>(batch) * window *
+              (static_cast<double>(T) + static_cast<double>(N) * N);
+    }
+  }
+  return work;
+}
+
 /// One instance at one T: its constants, the window 2 t_esc^pop and the batch grid around c_lin.
 struct Setup {
   sim::scb::Instance instance;
@@ -183,35 +256,24 @@ class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measure
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
     const int N = p.vocabulary.N.as_int(), Q = p.support.Q.as_int();
-    const int T_min = p.T_min.as_int(), T_max = p.T_max.as_int();
     const double eta = p.rates.eta, eta_A_K_P = p.rates.eta_A_K_P;
     Measured m;
-    m.seeds = context.budget.pick<std::size_t>(2, 300, 1000);
+    m.seeds = Params::seeds_default(context.budget);
     m.delta_each = context.false_failure_rate() / estimated_batches;
 
-    std::vector<int> Ts;
-    for (int T = T_min; T <= T_max; T *= 2) Ts.push_back(T);
-    if (Ts.back() != T_max) Ts.push_back(T_max);
-    if (context.budget.level == BudgetLevel::smoke) Ts = {T_min, T_max};  // plumbing only
+    const std::vector<int> Ts = p.context_lengths(context.budget);
     // More seeds where runs are cheap (cost ∝ T² at fixed B/T): n(T) = seeds √(T_max/T), which
     // sharpens the small-T end of the slope and the prefactor at T_ref = T_min.
-    auto seeds_at = [&](int T) {
-      return static_cast<std::size_t>(std::ceil(static_cast<double>(m.seeds) * std::sqrt(static_cast<double>(T_max) / T)));
-    };
+    auto seeds_at = [&](int T) { return p.seeds_at(m.seeds, T); };
     // The instances (P fixed by the stream, supports per T) and their grids, before any SGD run.
     auto setup = [&](int T, double identity_mix, const std::string& name) {
       Setup s;
-      s.instance = draw_instance(context, {.N = N, .T = T, .Q = Q, .identity_mix = identity_mix}, name);
+      s.instance = draw_instance(context, p.bounds.apply({.N = N, .T = T, .Q = Q, .identity_mix = identity_mix}), name);
       s.mc = measurement_constants(s.instance);
       s.window = 2 * escape_steps(T, eta, s.mc.rho_bar, eta_A_K_P);  // 2 t_esc^pop
       const double r = std::sqrt(eta * s.mc.rho_bar * eta_A_K_P);
       s.c_lin = r * z_90 * z_90 / 2;
-      const double unit = T * s.mc.K_2 / (s.mc.K_P * s.mc.K_P);
-      for (double factor : grid_factors) {
-        long long batch = std::max<long long>(1, std::llround(factor * s.c_lin * unit));
-        if (!s.batches.empty() && batch <= s.batches.back()) batch = s.batches.back() + 1;
-        s.batches.push_back(batch);
-      }
+      s.batches = batch_grid(s.c_lin, T * s.mc.K_2 / (s.mc.K_P * s.mc.K_P));
       s.seeds = seeds_at(T);
       return s;
     };
@@ -232,7 +294,7 @@ class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measure
         return work;
       };
       double work = total_work();
-      const double work_max = context.budget.pick<double>(1e9, 6e10, std::numeric_limits<double>::infinity());
+      const double work_max = Params::work_max(context.budget);
       // At ci, instances whose batches (B grows like T K_2/K_P^2, a property of the random P) make 300
       // seeds unaffordable run with fewer, down to 100 (issue #10: seed 7's default instance needed
       // 8.42e10 units and was refused); the Clopper-Pearson intervals are computed for the seeds run,
@@ -243,11 +305,10 @@ class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measure
         for (Setup& s : setups) s.seeds = seeds_at(s.instance.T);
         work = total_work();
       }
-      if (work > work_max) {
-        throw ParamError("T_max", fmt::format("this point needs sum over the grid of seeds x B x 2 t_esc x (T + N^2) = "
-                                              "{:.3g} sample-token units ({} seeds at T_max), more than the {} budget's "
-                                              "limit {:.3g} (B grows like T K_2/K_P^2); use a smaller T_max, T_min or N",
-                                              work, m.seeds, to_string(context.budget.level), work_max));
+      if (work > work_max) {  // check() bounded the cost of every instance this point can draw
+        throw std::logic_error(fmt::format("the grid needs {:.3g} sample-token units with {} seeds, beyond check()'s "
+                                           "bound {:.3g}",
+                                           work, m.seeds, p.worst_work(context.budget)));
       }
     }
 
@@ -383,6 +444,9 @@ class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measure
     }
     verdict.plots.push_back(std::move(samples));
     const MeasurementConstants& c0 = m.by_T.front().mc;
+    verdict.notes.push_back(fmt::format("Instances (every T and the mixed one) drawn conditioned on K_2/K_P^2 <= {:g} and "
+                                        "N mu_min >= {:g} (params.hpp InstanceBounds: bounds the cost by the parameters).",
+                                        p.bounds.noise_ratio_max.value(), p.bounds.N_mu_min.value()));
     const MeasurementConstants& cm = m.mixed.mc;
     const double mix_weight = p.identity_mix;
     verdict.notes.push_back(fmt::format(

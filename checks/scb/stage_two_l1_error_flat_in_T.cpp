@@ -23,8 +23,17 @@
 //   off-support mass in place within them (issue #10: η_A K_P = 0.0102 failed).
 // B_no_l1 must be at least the auto value below (ParamError otherwise, like B); B_no_l1 = 0 picks the batch at which §5's stationary noise ω* at 4T is ρ̄/2 (ω* ≤ ρ̄/8 at T):
 //   the unregularised noise floor is of the order of the signal, as in "SGD fails from its variance".
-// Cost: refused up front (ParamError) when the SGD runs exceed seeds x steps x (B + B_no_l1) x 5T =
-//   6e10 at ci (the default, 9.7e9 with 48 seeds, takes ~20 s) or the population runs 2 x steps x T x N² = 5e6.
+// Instances (issue #10): drawn conditioned on K_2/K_P^2 <= noise_ratio_max and N mu_min >= N_mu_min
+//   (params.hpp InstanceBounds, a deterministic rejection on P; the default seed's instances satisfy
+//   both and are unchanged). b_min, the auto B_no_l1 and the population's zeroing steps follow the
+//   drawn P through K_2 mu_max/(K_P^2 mu_min^2), K_2/(K_P^2 mu_min) and mu_max/mu_min; over the
+//   conditioned instances they are bounded by the parameters (Params::batch_min_bound & co.), so
+//   every refusal (exit 2) is decided in check() from the parameters alone: before, 4 of 32 seeds
+//   were refused at the defaults (seeds 25, 26, 28, 33 of 3-34: b_min up to 4.9e6).
+// Cost: refused up front (ParamError) when the SGD runs can exceed seeds x steps x (B + B_no_l1) x 5T =
+//   6e10 at ci at the bound on b_min with 24 seeds (the default's bound: 24 x 20 x (3.6e5 + 5.7e3) x 250
+//   = 4.3e10; the default seed's instance, 9.7e9 with 48 seeds, takes ~20 s) or the population runs
+//   2 x steps x T x N^2 = 5e6.
 // Seeds: 48 at ci (24 before: seeds 3 and 5 were INCONCLUSIVE, the Student-t width of the noise part
 //   at T exceeding half the predicted value), 24 where 48 would exceed the limit.
 // Tolerances:
@@ -103,9 +112,102 @@ struct Params : ParamSet {
   Int pop_steps{this, "pop_steps", 100, closed(10, 100000),
                 "population stage-2 steps after the off-support entries are zero at lambda/10 (their count is derived)"};
 
-  void check(const Budget&) const override {
+  InstanceBounds bounds{this, 0.4,
+                        "with noise_ratio_max it bounds the batches, b_min ~ Q^2 K_2 mu_max/(kappa^2 K_P^2 mu_min^2) and "
+                        "B_no_l1 ~ T K_2/(K_P^2 mu_min) (at the defaults N_mu_min = 0.4 and noise_ratio_max = 15 make the "
+                        "worst case affordable at ci)",
+                        true};
+
+  /// Bounds over the conditioned instances (InstanceBounds: K_2/K_P^2 <= s, mu_min >= N_mu_min/N,
+  /// mu_max <= 1 - (N - 1) mu_min): b_min = 9 K_2 mu_max/lambda^2 with lambda = kappa K_P mu_min/(2Q),
+  /// i.e. 36 Q^2 K_2 mu_max/(kappa^2 K_P^2 mu_min^2); the auto B_no_l1 = eta_A K_P 4T K_2/(K_P^2 mu_min
+  /// rho_bar) with rho_bar = 1/Q - 1/T (q uniform on its support).
+  double batch_min_bound() const {
+    const double q = static_cast<double>(support.Q);
+    return 36.0 * q * q * bounds.noise_mu_max_over_mu_min2(vocabulary.N.as_int()) /
+           (lambda_fraction.value() * lambda_fraction.value());
+  }
+  double batch_plain_bound() const {
+    const double rho_bar = 1.0 / static_cast<double>(support.Q) - 1.0 / static_cast<double>(T);
+    return std::ceil(rates.eta_A_K_P * 4.0 * static_cast<double>(T) *
+                     bounds.noise_over_mu_min(vocabulary.N.as_int()) / rho_bar);
+  }
+  /// Off-support entries at the population stage-1 state are (1 - beta_k)/T (the population path from
+  /// a = 1/T keeps omega_k = 0, §4.2), bounded here by 3/T (beta_k <= 4; measure() checks it).
+  double population_zeroing_steps_bound() const {
+    const int N = vocabulary.N.as_int();
+    return std::ceil((3.0 / static_cast<double>(T)) * bounds.mu_max(N) * 10.0 * 2.0 * static_cast<double>(Q_pop) /
+                     (rates.eta_A_K_P * lambda_pop_fraction * bounds.mu_min(N)));
+  }
+  static double work_max(const Budget& budget) { return budget.pick<double>(5e8, 6e10, 1e12); }
+  /// Smoke as ci: the bound on the zeroing steps (3/T off-support, mu_max/mu_min of the conditioning)
+  /// is ~30x the default seed's 128 steps; 1e6 at smoke refused the defaults.
+  static double population_work_max(const Budget& budget) { return budget.pick<double>(5e6, 5e6, 1e9); }
+  long long steps_at(const Budget& budget) const {
+    return budget.level == BudgetLevel::smoke ? std::min<long long>(2, steps) : steps.value();
+  }
+
+  /// Every refusal from the parameters alone (issue #10: it used to follow the drawn instance).
+  void check(const Budget& budget) const override {
     require_sparsity(support.Q, T);
     require_sparsity(Q_pop, T);
+    constexpr double batch_max = 1e6;  // the range of parameters 'B' and 'B_no_l1'
+    const double b_min = batch_min_bound(), b_plain = batch_plain_bound();
+    if (b_min > batch_max) {
+      throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for every instance this "
+                                        "point draws: the threshold eta_A lambda/mu_k must be >= 3 x the per-step "
+                                        "attention noise std, which needs B >= 36 Q^2 noise_ratio_max mu_max/(kappa^2 "
+                                        "mu_min^2) = {:.3g}; use a smaller Q, N or noise_ratio_max, or a larger "
+                                        "lambda_fraction or N_mu_min",
+                                        b_min));
+    }
+    if (b_plain > batch_max) {
+      throw ParamError("B_no_l1", fmt::format("no batch in the range of parameter 'B_no_l1' [1, 1e6] works for every "
+                                              "instance this point draws: spec §5's stationary noise at 4T must be <= "
+                                              "rho_bar/2, which needs B_no_l1 >= {:.3g}; use a smaller T, eta_A_K_P or "
+                                              "noise_ratio_max, or a larger N_mu_min",
+                                              b_plain));
+    }
+    if (B > 0 && static_cast<double>(B) < b_min) {
+      throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] at this point: the "
+                                        "threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise std "
+                                        "eta_A alpha sqrt(K_2/(B mu_k)) at alpha <= 1 for every instance the point draws "
+                                        "(spec §8 claim 13)",
+                                        static_cast<long long>(std::ceil(b_min))));
+    }
+    if (B_no_l1 > 0 && static_cast<double>(B_no_l1) < b_plain) {
+      throw ParamError("B_no_l1", fmt::format("parameter 'B_no_l1' must be 0 (auto) or an integer in [{}, 1e6] at this "
+                                              "point: the noise-corrected model is claimed while spec §5's stationary "
+                                              "attention noise at 4T, omega* = eta_A 4T K_2/(2 B mu_min K_P), is at most "
+                                              "rho_bar/2 for every instance the point draws",
+                                              static_cast<long long>(b_plain)));
+    }
+    // The SGD runs: the auto B is at most max(b_min, affordable), the seeds drop from 48 to 24 at ci
+    // where 48 are unaffordable; so the worst cost is the smallest seed count at the largest b_min.
+    const double seeds_min = budget.pick<double>(2, 24, 64);
+    const double batch = B > 0 ? static_cast<double>(B) : std::ceil(b_min);
+    const double plain = B_no_l1 > 0 ? static_cast<double>(B_no_l1) : b_plain;
+    const double work = seeds_min * static_cast<double>(steps_at(budget)) * 5.0 * static_cast<double>(T) * (batch + plain);
+    if (work > work_max(budget)) {
+      throw ParamError("B", fmt::format("the SGD runs need up to seeds x steps x (B + B_no_l1) x 5T = {} x {} x ({:.6g} + "
+                                        "{:.6g}) x {} = {:.3g} sample-token units, more than the {} budget's limit {:.3g} "
+                                        "({}); use a smaller T, Q, N, steps or noise_ratio_max, or a larger "
+                                        "lambda_fraction or N_mu_min",
+                                        seeds_min, steps_at(budget), batch, plain, 5 * T, work, to_string(budget.level),
+                                        work_max(budget),
+                                        B > 0 ? "at the given B" : "at the largest smallest-valid B of the instances this point draws"));
+    }
+    const double pop_work = 2.0 * (population_zeroing_steps_bound() + static_cast<double>(pop_steps)) *
+                            static_cast<double>(T) * static_cast<double>(vocabulary.N * vocabulary.N);
+    if (pop_work > population_work_max(budget)) {
+      throw ParamError("lambda_pop_fraction",
+                       fmt::format("the population check needs up to {:.3g} + {} steps at T = {}, N = {} (2 runs x steps "
+                                   "x T x N^2 = {:.3g}, more than the {} budget's limit {:.3g}): the off-support entries "
+                                   "take up to that long to reach 0 at lambda/10; use a larger lambda_pop_fraction, "
+                                   "eta_A_K_P or N_mu_min, or a smaller pop_steps, T or N",
+                                   population_zeroing_steps_bound(), pop_steps.value(), T.value(), vocabulary.N.value(),
+                                   pop_work, to_string(budget.level), population_work_max(budget)));
+    }
   }
 };
 
@@ -242,14 +344,14 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     const long long batch_param = p.B, batch_plain_param = p.B_no_l1;
     Measured m;
     // Smoke runs only the plumbing: at most 2 stage-2 steps (the verdict is then INCONCLUSIVE).
-    m.steps = context.budget.level == BudgetLevel::smoke ? std::min<long long>(2, p.steps) : p.steps.value();
+    m.steps = p.steps_at(context.budget);
     const long long steps = m.steps;
     m.seeds = context.budget.pick<std::size_t>(2, 48, 64);
 
     // B = 0 (auto) is resolved from the instance at T (P and μ are the same at 4T).
     // One stream for T and 4T: random_instance draws P (hence μ) first, so both sides share P and μ
     // and differ only in their supports.
-    sim::scb::Instance probe = draw_instance(context, {.N = N, .T = T, .Q = Q}, "instance");
+    sim::scb::Instance probe = draw_instance(context, p.bounds.apply({.N = N, .T = T, .Q = Q}), "instance");
     const MeasurementConstants probe_mc = measurement_constants(probe);
     const double eta_A = eta_A_K_P / probe_mc.K_P;  // P and μ are the same at T and 4T
     const double alpha_escape = 0.5;  // stage 2 starts at the first α ≥ ½; λ uses this lower bound
@@ -257,31 +359,17 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     const double lambda = m.lambda;
     const double b_min = 9 * probe_mc.K_2 * probe.mu.maxCoeff() / (lambda * lambda);
     constexpr double batch_max = 1e6;  // the range of parameter 'B'
-    if (b_min > batch_max) {
-      throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for this instance: the "
-                                        "threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise std, "
-                                        "which needs B >= {:.3g} (grows like Q^2/(K_P^2 mu_min^2)); use a smaller Q or "
-                                        "N, or a larger lambda_fraction",
-                                        b_min));
-    }
     // B_no_l1 = 0 (auto): the batch at which spec §5's stationary attention noise at 4T,
     // ω* = η_A 4T K_2/(2 B μ_min K_P), is ρ̄/2: the noise floor is then of the order of the signal ρ̄
     // (SGD visibly fails from its variance) while ω* ≤ ρ̄/8 at T.
     const double batch_plain_auto =
         std::ceil(eta_A * 4.0 * T * probe_mc.K_2 / (probe.mu.minCoeff() * probe_mc.K_P * probe_mc.rho_bar));
-    if (batch_plain_auto > batch_max) {
-      throw ParamError("B_no_l1", fmt::format("no batch in the range of parameter 'B_no_l1' [1, 1e6] works for this "
-                                              "instance: spec §5's stationary noise at 4T must be <= rho_bar/2, which "
-                                              "needs B_no_l1 >= {:.3g}; use a smaller T or eta_A_K_P",
-                                              batch_plain_auto));
-    }
-    if (batch_plain_param > 0 && static_cast<double>(batch_plain_param) < batch_plain_auto) {
-      throw ParamError("B_no_l1", fmt::format("parameter 'B_no_l1' must be 0 (auto) or an integer in [{}, 1e6] for this "
-                                              "instance: the noise-corrected model is claimed while spec §5's "
-                                              "stationary attention noise at 4T, omega* = eta_A 4T K_2/(2 B mu_min "
-                                              "K_P), is at most rho_bar/2 (beyond it the second-order fluctuations "
-                                              "the model drops are of the order of the signal)",
-                                              static_cast<long long>(batch_plain_auto)));
+    // check() refused every point where some instance it can draw has no valid batch or an
+    // unaffordable one (params' bounds); an instance beyond those bounds is a wrong bound, not a refusal.
+    if (b_min > p.batch_min_bound() * (1 + 1e-9) || batch_plain_auto > p.batch_plain_bound() + 1) {
+      throw std::logic_error(fmt::format("the drawn instance's b_min = {:.6g} or B_no_l1 = {:.6g} exceeds the bound of "
+                                         "check() ({:.6g}, {:.6g})",
+                                         b_min, batch_plain_auto, p.batch_min_bound(), p.batch_plain_bound()));
     }
     m.batch_plain = batch_plain_param > 0 ? batch_plain_param : static_cast<long long>(batch_plain_auto);
     const long long batch_plain = m.batch_plain;
@@ -293,7 +381,7 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     // B = 1e6, 1.21e11 units at ci, and was refused). The leak bias is derived from the threshold in
     // noise stds z at the batch used, so a smaller batch only widens it by its derived amount.
     const double work_per_sample = static_cast<double>(steps) * 5.0 * T;
-    const double work_max = context.budget.pick<double>(5e8, 6e10, 1e12);
+    const double work_max = Params::work_max(context.budget);
     {
       const double batch_wanted = batch_param > 0 ? static_cast<double>(batch_param) : std::min(4 * b_min, batch_max);
       // At ci, instances whose batch makes 48 seeds unaffordable run with 24 (the count before
@@ -307,26 +395,15 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
         std::floor(work_max / (static_cast<double>(m.seeds) * work_per_sample)) - static_cast<double>(batch_plain);
     m.batch = batch_param > 0 ? batch_param : static_cast<long long>(std::ceil(std::min({4 * b_min, batch_max, std::max(b_min, batch_affordable)})));
     const long long batch = m.batch;
-    if (static_cast<double>(batch) < b_min) {
-      throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] for this instance: "
-                                        "the threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise "
-                                        "std eta_A alpha sqrt(K_2/(B mu_k)) at alpha <= 1 (spec §8 claim 13)",
-                                        static_cast<long long>(std::ceil(b_min))));
-    }
-    {
-      const double work = static_cast<double>(m.seeds) * work_per_sample * static_cast<double>(batch + batch_plain);
-      if (work > work_max) {
-        throw ParamError("B", fmt::format("the SGD runs need seeds x steps x (B + B_no_l1) x 5T = {} x {} x ({} + {}) x "
-                                          "{} = {:.3g} sample-token units, more than the {} budget's limit {:.3g} (B >= "
-                                          "{:.6g} for this instance); use a smaller T, Q, N or steps, or a larger "
-                                          "lambda_fraction (B grows like 1/lambda_fraction^2)",
-                                          m.seeds, steps, batch, batch_plain, 5 * T, work,
-                                          to_string(context.budget.level), work_max, std::ceil(b_min)));
-      }
+    if (static_cast<double>(batch) < b_min ||
+        static_cast<double>(m.seeds) * work_per_sample * static_cast<double>(batch + batch_plain) >
+            work_max * (1 + 1e-9) + static_cast<double>(m.seeds) * work_per_sample) {
+      throw std::logic_error(fmt::format("batch {} (b_min {:.6g}) with {} seeds escaped the bounds of check()", batch,
+                                         b_min, m.seeds));
     }
     auto prepare = [&](int T_side) {
       Side s;
-      s.instance = draw_instance(context, {.N = N, .T = T_side, .Q = Q}, "instance");
+      s.instance = draw_instance(context, p.bounds.apply({.N = N, .T = T_side, .Q = Q}), "instance");
       s.mc = measurement_constants(s.instance);
       s.model = reference_vector([&]<class S>() {
         return stage_two_model(to_theory<S>(s.instance), steps, S(eta), S(eta_A_K_P), S(batch), S(batch_plain));
@@ -506,9 +583,9 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     verdict.notes.push_back(fmt::format(
         "[reconstructed] stage-2 rule of spec §3 (prox without re-projection, final normalisation). Instance: N = {}, "
         "Q = {}, K_P = {:.4g}, K_2 = {:.4g}, mu_min = {:.3g}; stage 2 starts at the population stage-1 state with "
-        "alpha = {:.3f} (T) / {:.3f} (4T); lambda = {:.4g} (kappa = {}), threshold/noise std >= {:.2f}; {} seeds.",
+        "alpha = {:.3f} (T) / {:.3f} (4T); lambda = {:.4g} (kappa = {}), threshold/noise std >= {:.2f}; {} seeds; {}.",
         N, p.support.Q.value(), small.mc.K_P, small.mc.K_2, small.instance.mu.minCoeff(), small.alpha1, large.alpha1,
-        m.lambda, p.lambda_fraction.value(), m.threshold_min / m.noise_std_max, m.seeds));
+        m.lambda, p.lambda_fraction.value(), m.threshold_min / m.noise_std_max, m.seeds, p.bounds.describe(small.instance)));
     verdict.notes.push_back(fmt::format(
         "Means: E e_A^2 with l1 {:.4g} -> {:.4g} (B = {}), without {:.4g} -> {:.4g} (B = {}; model {:.4g} -> {:.4g}); |V - P|_F with "
         "l1 {:.4g} -> {:.4g}, without {:.4g} -> {:.4g}. Without l1: noiseless population {:.4g} -> {:.4g}; model with "
@@ -539,7 +616,8 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     const double eta = p.rates.eta, eta_A_K_P = p.rates.eta_A_K_P;
     const int Q_pop = p.Q_pop.as_int();
     const long long pop_steps_min = p.pop_steps;
-    const sim::scb::Instance pop_instance = draw_instance(context, {.N = N, .T = T, .Q = Q_pop}, "population");
+    const sim::scb::Instance pop_instance =
+        draw_instance(context, p.bounds.apply({.N = N, .T = T, .Q = Q_pop}), "population");
     const MeasurementConstants pop_mc = measurement_constants(pop_instance);
     const double pop_eta_A = eta_A_K_P / pop_mc.K_P;
     sim::scb::LinearModel pop_start = sim::scb::initial_model(pop_instance);
@@ -569,16 +647,13 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     const double zeroing_steps =
         std::ceil(max_off_support(pop_start) * pop_instance.mu.maxCoeff() / (pop_eta_A * lambda_pop / 10));
     // Cost: two population runs of O(T N^2) per step; measured ~7 ms per step at T = 50, N = 3.
-    const double pop_work = 2 * (zeroing_steps + static_cast<double>(pop_steps_min)) * T * N * N;
-    const double pop_work_max = context.budget.pick<double>(1e6, 5e6, 1e9);
-    if (pop_work > pop_work_max) {
-      throw ParamError("lambda_pop_fraction",
-                       fmt::format("the population check needs {:.3g} + {} steps at T = {}, N = {} (2 runs x steps x T "
-                                   "x N^2 = {:.3g}, more than the {} budget's limit {:.3g}): the off-support entries "
-                                   "take that long to reach 0 at lambda/10 for this instance; use a larger "
-                                   "lambda_pop_fraction or eta_A_K_P, or a smaller pop_steps, T or N",
-                                   zeroing_steps, pop_steps_min, T, N, pop_work, to_string(context.budget.level),
-                                   pop_work_max));
+    // check() refused the point when the bound on the steps (off-support entries <= 3/T, mu within the
+    // conditioning) is unaffordable; a larger count here is a wrong bound.
+    if (max_off_support(pop_start) > 3.0 / T || zeroing_steps > p.population_zeroing_steps_bound()) {
+      throw std::logic_error(fmt::format("population check: max off-support entry {:.6g} (bound 3/T = {:.6g}) or {} "
+                                         "zeroing steps (bound {:.6g}) escaped the bounds of check()",
+                                         max_off_support(pop_start), 3.0 / T, zeroing_steps,
+                                         p.population_zeroing_steps_bound()));
     }
     m.pop_steps = static_cast<long long>(zeroing_steps) + pop_steps_min;
     auto population_stage_two = [&](double lam) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -25,10 +26,21 @@
 namespace dyncheck::checks::scb {
 
 /// Random instance `index` from the claim's stream "<claim id>/<name>" of the master seed.
+/// A conditioned draw (options.noise_ratio_max or mu_min > 0, see params.hpp InstanceBounds) that
+/// finds no instance in options.max_draws P draws is refused (ParamError naming noise_ratio_max):
+/// the conditioned law then has probability p below about 1e-3 (a refusal at p has chance (1-p)^1e4).
 inline sim::scb::Instance draw_instance(const RunContext& context, const sim::scb::InstanceOptions& options,
                                         const std::string& name = "instance", std::uint64_t index = 0) {
   sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/" + name, index);
-  return sim::scb::random_instance(options, rng);
+  if (options.noise_ratio_max <= 0 && options.mu_min <= 0) return sim::scb::random_instance(options, rng);
+  try {
+    return sim::scb::random_instance(options, rng);
+  } catch (const std::runtime_error& e) {
+    throw ParamError("noise_ratio_max",
+                     fmt::format("parameters 'noise_ratio_max' and 'N_mu_min' leave (almost) no instance to draw: {}; "
+                                 "raise noise_ratio_max or lower N_mu_min",
+                                 e.what()));
+  }
 }
 
 /// Random instance `index` of experiment `experiment` (stream "<claim id>/<experiment>/instance").

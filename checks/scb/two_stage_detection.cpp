@@ -34,9 +34,11 @@
 //   (resolution.hpp; e.g. escape_slope_5_percent at eta_A K_P = 0.475, fuzz seed 14369380878800467126).
 // (b) uses one instance stream for T and 4T (same P and μ, different supports). η is limited to
 //   [0.2, 0.5] (check(): below 0.2 the batch B_1 ∝ √η stops SGD from detecting within 4 t_pop).
-// Cost: part (b) is refused up front (ParamError on T_sgd, before any SGD run) when seeds x 4 t_pop x
-//   B_1 x (T + N^2) over T_sgd and 4 T_sgd exceeds 2e10 at ci (~22 s on one thread; points over it with
-//   128 seeds run with 32) or 1e9 at smoke.
+// Cost: part (b) is refused up front in check() (ParamError on T_sgd, before any draw) when seeds x 4
+//   t_pop x B_1 x (T + N^2) over T_sgd and 4 T_sgd can exceed 2e10 at ci (~22 s on one thread; points
+//   over it with 128 seeds run with 32) or 1e9 at smoke. B_1 follows K_2/K_P^2 of the drawn P; the
+//   SGD instance is drawn conditioned on K_2/K_P^2 <= noise_ratio_max (params.hpp InstanceBounds), so
+//   the worst cost, and whether a point is refused, depend on the parameters only (issue #10).
 //   N is limited to [2, 4]: B_1 is sized for the α-noise alone, and from N = 5 on the noise of the
 //   N − 1 directions of V orthogonal to P delays or prevents the detection at that batch (see Params).
 
@@ -128,8 +130,53 @@ struct Params : ParamSet {
   Int T_sgd{this, "T_sgd", 32, closed(8, 1250), "SGD context length (and 4 T_sgd)"};
   Real batch_factor{this, "batch_factor", 4, closed(1, 100), "B_1 = factor x c_lin T K_2/K_P^2 (claim 12's unit)"};
   Int T_linear{this, "T_linear", 10000, closed(100, 100000), "context length of the linear-regime check", Scale::log};
+  InstanceBounds bounds{this, 0, "0: no condition (part (b)'s batch follows K_2/K_P^2 only)", false};
 
-  void check(const Budget&) const override {
+  static double work_max(const Budget& budget) {
+    return budget.pick<double>(1e9, 2e10, std::numeric_limits<double>::infinity());
+  }
+  static std::size_t seeds_default(const Budget& budget) { return budget.pick<std::size_t>(3, 128, 512); }
+  /// The fewest seeds a ci run drops to when its instance is costly.
+  static std::size_t seeds_min(const Budget& budget) { return budget.level == BudgetLevel::ci ? 32 : seeds_default(budget); }
+
+  /// Part (b)'s largest cost per seed over the instances this point draws: at T = T_sgd and 4 T_sgd,
+  /// 4 t_pop steps of B_1 = batch_factor c_lin T K_2/K_P^2 samples of O(T + N^2). t_pop is the exact
+  /// 2-D recurrence's escape (q uniform on its support: a function of eta, rho_bar = 1/Q - 1/T and
+  /// eta_A K_P, equal to the full population GD's, claim 2; +1 for rounding of rho_bar), and the
+  /// instances are drawn conditioned on K_2/K_P^2 <= noise_ratio_max (InstanceBounds).
+  double sgd_work_per_seed_bound() const {
+    const double eta = steps.eta, eta_A_K_P = steps.eta_A_K_P;
+    double work = 0;
+    for (const long long T : {T_sgd.value(), 4 * T_sgd.value()}) {
+      const double rho_bar = 1.0 / static_cast<double>(support.Q.value()) - 1.0 / static_cast<double>(T);
+      theory::scb::Symmetric2D<double> s2{0.0, 0.0};
+      long long t_pop = 0;
+      while (s2.alpha < 0.5 && t_pop <= 100000) {
+        s2 = theory::scb::symmetric_2d_step(s2, eta, rho_bar, eta_A_K_P, static_cast<double>(T));
+        ++t_pop;
+      }
+      const double r = std::sqrt(eta * rho_bar * eta_A_K_P);
+      const double batch = std::max<double>(
+          1, std::round(batch_factor * r * z_90 * z_90 / 2 * static_cast<double>(T) * bounds.noise_ratio_max));
+      work += 4.0 * static_cast<double>(t_pop + 1) * batch *
+              (static_cast<double>(T) + static_cast<double>(vocabulary.N * vocabulary.N));
+    }
+    return work;
+  }
+
+  void check(const Budget& budget) const override {
+    {
+      // Cost refusal from the parameters alone (issue #10: it followed K_2/K_P^2 of the drawn P).
+      const double work = static_cast<double>(seeds_min(budget)) * sgd_work_per_seed_bound();
+      if (work > work_max(budget)) {
+        throw ParamError("T_sgd", fmt::format("part (b) can need seeds x 4 t_pop x B_1 x (T + N^2) at T_sgd and 4 T_sgd = "
+                                              "{:.3g} sample-token units ({} seeds, K_2/K_P^2 = noise_ratio_max = {:g}), "
+                                              "more than the {} budget's limit {:.3g} (B_1 grows like T); use a smaller "
+                                              "T_sgd, batch_factor or noise_ratio_max",
+                                              work, seeds_min(budget), bounds.noise_ratio_max.value(),
+                                              to_string(budget.level), work_max(budget)));
+      }
+    }
     require_sparsity(support.Q, std::min({T_pop.value(), T_sgd.value(), T_linear.value()}));
     // Issue #10 (eta = 0.036: no seed detected): B_1 is proportional to c_lin ~ sqrt(eta) (claim 12's
     // linear-noise argument), but below eta ~ 0.2 SGD at that batch stops detecting within 4 t_pop
@@ -207,7 +254,7 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
     const double eta = p.steps.eta, eta_A_K_P = p.steps.eta_A_K_P, c_batch = p.batch_factor;
     const int T_pop = p.T_pop.as_int(), T_sgd = p.T_sgd.as_int(), T_linear = p.T_linear.as_int();
     Measured m;
-    m.seeds = context.budget.pick<std::size_t>(3, 128, 512);
+    m.seeds = Params::seeds_default(context.budget);
 
     // (a) Population detection step against ln T, and the exact 2-D recurrence's.
     for (int i = 0; i < 4; ++i) {
@@ -255,7 +302,7 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
     std::vector<SgdSetup> setups;
     double work_per_seed = 0;
     for (int T : {T_sgd, 4 * T_sgd}) {
-      SgdSetup s{T, draw_instance(context, {.N = N, .T = T, .Q = Q}, "sgd"), {}, 0, 0, 0, 0};
+      SgdSetup s{T, draw_instance(context, p.bounds.apply({.N = N, .T = T, .Q = Q}), "sgd"), {}, 0, 0, 0, 0};
       s.mc = measurement_constants(s.instance);
       s.eta_A = eta_A_K_P / s.mc.K_P;
       s.t_pop = population_detection_step(s.instance, eta, s.eta_A);
@@ -280,16 +327,15 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
     }
     // Cost: at most 4 t_pop steps of B_1 samples of O(T + N^2) per seed, at T and 4T (most runs stop
     // near t_pop). Measured at ci on one thread of the shared machine: T_sgd = 300 (4e10 units) 44 s.
-    const double work_max = context.budget.pick<double>(1e9, 2e10, std::numeric_limits<double>::infinity());
+    const double work_max = Params::work_max(context.budget);
     // At ci, points whose batch makes 128 seeds unaffordable run with 32 (wider half-widths, so part
     // (b) may be INCONCLUSIVE there; the tolerances are unchanged).
     if (context.budget.level == BudgetLevel::ci && static_cast<double>(m.seeds) * work_per_seed > work_max) m.seeds = 32;
     const double work = static_cast<double>(m.seeds) * work_per_seed;
-    if (work > work_max) {
-      throw ParamError("T_sgd", fmt::format("part (b) needs seeds x 4 t_pop x B_1 x (T + N^2) at T_sgd and 4 T_sgd = "
-                                            "{:.3g} sample-token units, more than the {} budget's limit {:.3g} (B_1 "
-                                            "grows like T); use a smaller T_sgd or batch_factor",
-                                            work, to_string(context.budget.level), work_max));
+    if (work > work_max || work_per_seed > p.sgd_work_per_seed_bound() * (1 + 1e-9)) {
+      throw std::logic_error(fmt::format("part (b) needs {:.3g} sample-token units ({:.3g} per seed), beyond check()'s "
+                                         "bound ({:.3g} per seed)",
+                                         work, work_per_seed, p.sgd_work_per_seed_bound()));
     }
     for (const SgdSetup& setup : setups) {
       const int T = setup.T;
@@ -324,9 +370,10 @@ class TwoStageDetection final : public ClaimShape<Params, Settings, Measured, Pr
       m.detection.push_back(stats::summarize(hit));
       m.sgd_notes.push_back(fmt::format("SGD T = {}: B_1 = {}, {}/{} seeds reach alpha >= 1/2 within 4 t_pop = {} "
                                         "steps, mean detection step {:.3f}; population t_1 = {}; samples B_1 t_1 = {:.4g}; noise-corrected "
-                                        "model's largest mean alpha within 4 t_pop {:.4f}",
+                                        "model's largest mean alpha within 4 t_pop {:.4f}; {}",
                                         T, batch, hit.size(), m.seeds, 4 * t_pop, m.detection.back().mean, t_pop,
-                                        static_cast<double>(batch) * m.detection.back().mean, setup.model_alpha_max));
+                                        static_cast<double>(batch) * m.detection.back().mean, setup.model_alpha_max,
+                                        p.bounds.describe(instance)));
     }
 
     // (c) y/α in the linear regime, normalised rates.

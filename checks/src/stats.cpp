@@ -1,5 +1,6 @@
 // checks/src/stats.cpp — see dyncheck/checks/stats.hpp and specs/numerics.md §4.
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/checks/stats/proportions.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -435,6 +436,56 @@ Interval clopper_pearson(std::size_t successes, std::size_t trials, double confi
         boost::math::complement(boost::math::beta_distribution<double>(x + 1.0, n - x), tail));
   }
   return interval;
+}
+
+namespace {
+
+void require_proportion(std::string_view fn, std::size_t successes, std::size_t trials,
+                        std::string_view successes_name = "successes",
+                        std::string_view trials_name = "trials") {
+  if (trials == 0) {
+    throw std::invalid_argument(fmt::format("{}: {} = 0 must be >= 1", fn, trials_name));
+  }
+  if (successes > trials) {
+    throw std::invalid_argument(fmt::format("{}: {} = {} must be in [0, {}] = [0, {}]", fn,
+                                            successes_name, successes, trials_name, trials));
+  }
+}
+
+Interval wilson_unchecked(std::size_t successes, std::size_t trials, double z) {
+  const double x = static_cast<double>(successes);
+  const double n = static_cast<double>(trials);
+  const double z2 = z * z;
+  const double center = (x + z2 / 2.0) / (n + z2);
+  const double half = z / (n + z2) * std::sqrt(x * (n - x) / n + z2 / 4.0);
+  // x = 0 and x = n give the exact ends 0 and 1 (center -+ half in exact arithmetic)
+  return {successes == 0 ? 0.0 : std::max(0.0, center - half),
+          successes == trials ? 1.0 : std::min(1.0, center + half)};
+}
+
+}  // namespace
+
+Interval wilson(std::size_t successes, std::size_t trials, double confidence) {
+  constexpr std::string_view fn = "wilson";
+  require_proportion(fn, successes, trials);
+  require_delta(fn, confidence, "confidence");
+  return wilson_unchecked(successes, trials, normal_upper_quantile((1.0 - confidence) / 2.0));
+}
+
+Interval newcombe_difference(std::size_t successes1, std::size_t trials1, std::size_t successes2,
+                             std::size_t trials2, double confidence) {
+  constexpr std::string_view fn = "newcombe_difference";
+  require_proportion(fn, successes1, trials1, "successes1", "trials1");
+  require_proportion(fn, successes2, trials2, "successes2", "trials2");
+  require_delta(fn, confidence, "confidence");
+  const double z = normal_upper_quantile((1.0 - confidence) / 2.0);
+  const Interval w1 = wilson_unchecked(successes1, trials1, z);
+  const Interval w2 = wilson_unchecked(successes2, trials2, z);
+  const double p1 = static_cast<double>(successes1) / static_cast<double>(trials1);
+  const double p2 = static_cast<double>(successes2) / static_cast<double>(trials2);
+  const double d = p1 - p2;
+  return {std::max(-1.0, d - std::sqrt((p1 - w1.lower) * (p1 - w1.lower) + (w2.upper - p2) * (w2.upper - p2))),
+          std::min(1.0, d + std::sqrt((w1.upper - p1) * (w1.upper - p1) + (p2 - w2.lower) * (p2 - w2.lower)))};
 }
 
 }  // namespace dyncheck::checks::stats

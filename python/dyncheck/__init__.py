@@ -32,18 +32,23 @@ __all__ = ["claims", "families", "run", "sweep", "theory", "Verdict", "Compariso
 
 version: str = _dyncheck.version
 
-# dyncheck.theory.<family>: the theory functions, on the same C++ templates as the claims.
+# dyncheck.theory.<family>: the theory functions, on the same C++ templates as the claims
+# (python/src/theory/<family>.cpp; help(dyncheck.theory.<family>) lists them). For example
 #   dyncheck.theory.joma.erf_solution(Delta=, V0=, zeta0=, kappa=, eta_w=, t=[...], digits=None|50)
 #       -> {"zeta": (len(t), M_C), "V": [M_C x K per t], "blow_up_time": [M_C]}  (specs/joma.md §3)
-#   dyncheck.theory.joma.zeta_at_first_blow_up(delta_norm=, salient_delta_norm=)   (erfinv(ratio)^2)
+#   dyncheck.theory.joma.nonlinear_flow(mu=, v0=, t=[...], x=) -> {"v", "entropy", "error_estimate", ...}
 #   dyncheck.theory.scb.linearised_flow(t=[...], eta=, coupling=, T=) -> (x, y)    (specs/scb.md §4.3)
-#   dyncheck.theory.scb.linearised_gd(t=[steps], eta=, coupling=, T=) -> (x, y); growth_rate(eta=, rho_bar=, eta_A_K_P=)
+#   dyncheck.theory.scb.reduced_flow(P=, mu=, q=, eta=, eta_A=, m0=, alpha0=, nu0=, beta0=, omega0=, t=[...])
+#   dyncheck.theory.topic.stage1_excluded_keys(T=, v=, lambda_=, alpha=) -> {"diag", "same", "diff", "mask"}
+#   dyncheck.theory.kernels.value_only(B=, W0=, O=, Y=, eta=, t=[steps]) -> {"loss", "floor", ...}
+#   dyncheck.theory.multihead.crude_estimates(theta=[...], w=[...], k=) -> {"c1", "c2", ...}
 # digits=50 returns 50-significant-digit decimal strings (for decimal.Decimal or mpmath.mpf).
 import types as _types
 
 theory = _types.ModuleType("dyncheck.theory", "Theory functions of each family (numpy-returning; digits=50 for strings)")
-theory.joma = _dyncheck.theory_joma
-theory.scb = _dyncheck.theory_scb
+for _name in dir(_dyncheck):
+    if _name.startswith("theory_"):
+        setattr(theory, _name[len("theory_"):], getattr(_dyncheck, _name))
 sys.modules["dyncheck.theory"] = theory
 
 try:  # numpy is optional for the registry, needed for plotted series
@@ -218,7 +223,30 @@ def _optional_text(name: str, value: Optional[int]) -> Optional[str]:
     return str(value)  # a negative value gets the CLI's range message
 
 
+def _notebook_progress(label: str) -> Optional[Callable[[int, int], None]]:
+    """In a Jupyter kernel (ipykernel loaded): one output line, updated in place through IPython's
+    display handle. None elsewhere, or where IPython's display cannot be imported."""
+    if "ipykernel" not in sys.modules:
+        return None
+    try:
+        from IPython.display import display
+    except ImportError:
+        return None
+    handle = display(f"{label}: starting", display_id=True)
+    if handle is None:
+        return None
+
+    def show(done: int, total: int) -> None:
+        handle.update(f"{label}: {done}/{total}")
+
+    return show
+
+
 def _terminal_progress(label: str) -> Optional[Callable[[int, int], None]]:
+    """The default progress display: a line updated in place on a terminal, or in a notebook."""
+    notebook = _notebook_progress(label)
+    if notebook is not None:
+        return notebook
     if not sys.stderr.isatty():
         return None
 
@@ -237,7 +265,8 @@ def run(claim_or_family: Union[str, Iterable[str]], params: Optional[Dict[str, A
     params: {name: value} overrides, checked against each claim's declared range (ValueError).
     budget: "smoke", "ci" or "full". seed: the master seed (default DYNCHECK_SEED or 20261122).
     threads: worker threads (results do not depend on it). mutant: a deliberately wrong theory.
-    progress: called as progress(done, total) while the run goes (default: a line on a terminal).
+    progress: called as progress(done, total) while the run goes (default: a line on a terminal, or an
+        output line updated in place in a Jupyter notebook).
     """
     selectors = [claim_or_family] if isinstance(claim_or_family, str) else list(claim_or_family)
     label = ", ".join(selectors)

@@ -182,7 +182,7 @@ std::string sweep_json(const std::string& id, const std::vector<std::string>& gr
 
 }  // namespace
 
-void bind_theory(py::module_& m);  // theory.cpp
+void bind_theory(py::module_& m);  // theory_families.cpp, generated from DYNCHECK_FAMILIES
 
 PYBIND11_MODULE(_dyncheck, m) {
   m.doc() = "dyncheck's C++ core; use the package `dyncheck`, not this module";

@@ -166,3 +166,26 @@ def test_theory_scb_against_mpmath():
     assert dyncheck.theory.scb.growth_rate(eta=0.5, rho_bar=0.4, eta_A_K_P=0.2) == pytest.approx(0.2, rel=1e-15)
     with pytest.raises(ValueError):
         dyncheck.theory.scb.linearised_flow(t=[1.0], eta=-1, coupling=0.2, T=T)
+
+
+def test_progress_in_a_notebook_updates_one_display(monkeypatch):
+    """In a Jupyter kernel the default progress is one display updated in place. IPython is not a Debian
+    dependency here, so the kernel and IPython.display are stand-ins that record the calls."""
+    import types
+    updates = []
+
+    class Handle:
+        def update(self, text):
+            updates.append(text)
+
+    display_module = types.ModuleType("IPython.display")
+    display_module.display = lambda text, display_id=False: (updates.append(text), Handle())[1]
+    ipython = types.ModuleType("IPython")
+    ipython.display = display_module
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", display_module)
+    verdict = dyncheck.run("calib.sgd_mean_matches_gradient_flow", budget="smoke")
+    assert verdict.outcome in ("PASS", "INCONCLUSIVE")
+    assert updates[0].endswith("starting") and len(updates) >= 2
+    assert updates[-1].startswith("calib.sgd_mean_matches_gradient_flow: ")

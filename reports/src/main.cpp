@@ -456,7 +456,17 @@ int command_sweep(const std::string& id, const std::vector<std::string>& grid, c
 #endif
   progress.finish();
   if (!rank_zero) return 0;
-  fmt::print("wrote {}, sweep.csv and sweep.svg ({} points)\n", (directory / "sweep.json").string(), sweep.size());
+  // Throughput of this invocation (points computed now, not those a --resume found in the journal);
+  // printed only, never written to the files, which must not depend on ranks or timing.
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::size_t computed = first ? 0 : sweep.size() - first_done;
+  int ranks = 1;
+#ifdef DYNCHECK_HAVE_MPI
+  if (mpi_session) ranks = mpi_session->size();
+#endif
+  fmt::print("wrote {}, sweep.csv and sweep.svg ({} points; {} computed in {:.2f} s on {} rank{}: {:.3g} points/s)\n",
+             (directory / "sweep.json").string(), sweep.size(), computed, seconds, ranks, ranks == 1 ? "" : "s",
+             seconds > 0 ? static_cast<double>(computed) / seconds : 0.0);
   return 0;
 }
 

@@ -27,6 +27,14 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
+/// A heatmap: a `points` curve whose label starts with "heatmap: ", its cells on a regular grid at (x, y) with the
+/// value in lower (= upper), drawn `with image` on the colour range [-1, 1] (blue, white, red): normalise the values
+/// first. (A convention of the plot writer, so that no core type changes; the JSON keeps style "points".)
+bool is_heatmap(const checks::Curve& curve) {
+  return curve.style == checks::Curve::Style::points && curve.label.rfind("heatmap: ", 0) == 0 &&
+         curve.lower.size() == curve.x.size();
+}
+
 std::string shell_quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -60,6 +68,12 @@ std::string gnuplot_script(const checks::Plot& plot, const std::string& data_pat
   script += "set grid\nset key outside right top vertical\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
   if (plot.log_x) script += "set logscale x\n";
   if (plot.log_y) script += "set logscale y\n";
+  for (const checks::Curve& curve : plot.curves) {
+    if (is_heatmap(curve)) {  // heatmaps: square cells, rows downwards like a matrix
+      script += "set size ratio -1\nset yrange [*:*] reverse\nset palette defined (-1 'blue', 0 'white', 1 'red')\nset cbrange [-1:1]\n";
+      break;
+    }
+  }
   std::vector<std::string> parts;
   for (std::size_t c = 0; c < plot.curves.size(); ++c) {
     const checks::Curve& curve = plot.curves[c];
@@ -70,7 +84,9 @@ std::string gnuplot_script(const checks::Plot& plot, const std::string& data_pat
         parts.push_back(fmt::format("{} using 1:2 with lines lw 2 lc {} title {}", source, color, quoted(curve.label)));
         break;
       case checks::Curve::Style::points:
-        if (curve.lower.empty()) {
+        if (is_heatmap(curve)) {  // the cell value is column 3 (lower = upper)
+          parts.push_back(fmt::format("{} using 1:2:3 with image title {}", source, quoted(curve.label.substr(9))));
+        } else if (curve.lower.empty()) {
           parts.push_back(fmt::format("{} using 1:2 with points pt 7 lc {} title {}", source, color, quoted(curve.label)));
         } else {
           parts.push_back(

@@ -9,8 +9,10 @@
 //    coverage is judged with an exact binomial (Clopper–Pearson) bound at a stated
 //    false-failure rate, never with a hand-picked tolerance (specs/numerics.md §4).
 #include "dyncheck/checks/stats.hpp"
+#include "dyncheck/checks/stats/proportions.hpp"
 
 #include <gtest/gtest.h>
+#include <boost/math/distributions/binomial.hpp>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stats = dyncheck::checks::stats;
@@ -501,6 +504,205 @@ RC_GTEST_PROP(StatsClopperPearson, ContainsTheEstimateAndWidensWithConfidence, (
   RC_ASSERT(i.upper <= 1.0);
   RC_ASSERT(wide.lower <= i.lower);
   RC_ASSERT(i.upper <= wide.upper);
+}
+
+// ---- Wilson and Newcombe --------------------------------------------------------------------
+// References: scipy (norm.isf(0.025) for z), the closed forms of binomial.hpp evaluated in double by
+// /usr/bin/python3 (numpy), 2026-11-24.
+
+TEST(StatsWilson, MatchesReferences) {
+  const stats::Interval none = stats::wilson(0, 10, 0.95);
+  EXPECT_EQ(none.lower, 0.0);
+  EXPECT_NEAR(none.upper, 0.2775327998628893, 1e-13);
+  const stats::Interval half = stats::wilson(5, 10, 0.95);
+  EXPECT_NEAR(half.lower, 0.236593090512564, 1e-13);
+  EXPECT_NEAR(half.upper, 0.7634069094874361, 1e-13);
+  const stats::Interval all = stats::wilson(10, 10, 0.95);
+  EXPECT_NEAR(all.lower, 0.7224672001371107, 1e-13);
+  EXPECT_EQ(all.upper, 1.0);
+  const stats::Interval rare = stats::wilson(3, 1000, 0.95);
+  EXPECT_NEAR(rare.lower, 0.0010207838811386186, 1e-15);
+  EXPECT_NEAR(rare.upper, 0.008783014053503176, 1e-15);
+}
+
+TEST(StatsNewcombe, MatchesReferences) {
+  const auto expect = [](std::size_t x1, std::size_t n1, std::size_t x2, std::size_t n2, double lower, double upper) {
+    const stats::Interval i = stats::newcombe_difference(x1, n1, x2, n2, 0.95);
+    EXPECT_NEAR(i.lower, lower, 1e-13) << x1 << "/" << n1 << " - " << x2 << "/" << n2;
+    EXPECT_NEAR(i.upper, upper, 1e-13) << x1 << "/" << n1 << " - " << x2 << "/" << n2;
+  };
+  expect(39, 40, 6, 40, 0.6501277224282009, 0.9070105438829762);
+  expect(0, 10, 0, 10, -0.2775327998628893, 0.2775327998628893);
+  expect(5, 10, 5, 10, -0.3725136238199143, 0.3725136238199143);
+  expect(40, 40, 0, 40, 0.8760843432299504, 1.0);
+  expect(1, 3, 2, 7, -0.3997870992877851, 0.549712513769747);
+}
+
+TEST(StatsWilsonNewcombe, InvalidArgumentsAreRejectedByName) {
+  expect_invalid_argument_mentioning([] { (void)stats::wilson(0, 0, 0.95); }, "trials");
+  expect_invalid_argument_mentioning([] { (void)stats::wilson(11, 10, 0.95); }, "successes");
+  expect_invalid_argument_mentioning([] { (void)stats::wilson(1, 10, 1.0); }, "confidence");
+  expect_invalid_argument_mentioning([] { (void)stats::newcombe_difference(1, 0, 1, 3, 0.95); }, "trials1");
+  expect_invalid_argument_mentioning([] { (void)stats::newcombe_difference(1, 3, 4, 3, 0.95); }, "successes2");
+  expect_invalid_argument_mentioning([] { (void)stats::newcombe_difference(1, 3, 1, 3, 0.0); }, "confidence");
+}
+
+RC_GTEST_PROP(StatsWilsonNewcombe, ContainTheEstimateAndWidenWithConfidence, ()) {
+  const std::size_t n1 = *rc::gen::inRange<std::size_t>(1, 2000);
+  const std::size_t x1 = *rc::gen::inRange<std::size_t>(0, n1 + 1);
+  const std::size_t n2 = *rc::gen::inRange<std::size_t>(1, 2000);
+  const std::size_t x2 = *rc::gen::inRange<std::size_t>(0, n2 + 1);
+  const double confidence = static_cast<double>(*rc::gen::inRange(1, 999)) / 1000.0;
+  const double higher = confidence + (1.0 - confidence) / 2.0;
+  const double p1 = static_cast<double>(x1) / static_cast<double>(n1);
+  const double p2 = static_cast<double>(x2) / static_cast<double>(n2);
+  const stats::Interval w = stats::wilson(x1, n1, confidence), wide = stats::wilson(x1, n1, higher);
+  RC_ASSERT(0.0 <= w.lower);
+  RC_ASSERT(w.lower <= p1 + 1e-15);
+  RC_ASSERT(p1 <= w.upper + 1e-15);
+  RC_ASSERT(w.upper <= 1.0);
+  RC_ASSERT(wide.lower <= w.lower + 1e-15);
+  RC_ASSERT(w.upper <= wide.upper + 1e-15);
+  const stats::Interval d = stats::newcombe_difference(x1, n1, x2, n2, confidence);
+  const stats::Interval dw = stats::newcombe_difference(x1, n1, x2, n2, higher);
+  RC_ASSERT(-1.0 <= d.lower);
+  RC_ASSERT(d.lower <= p1 - p2 + 1e-15);
+  RC_ASSERT(p1 - p2 <= d.upper + 1e-15);
+  RC_ASSERT(d.upper <= 1.0);
+  RC_ASSERT(dw.lower <= d.lower + 1e-15);
+  RC_ASSERT(d.upper <= dw.upper + 1e-15);
+  // swapping the samples mirrors the interval
+  const stats::Interval swapped = stats::newcombe_difference(x2, n2, x1, n1, confidence);
+  RC_ASSERT(std::abs(swapped.lower + d.upper) <= 1e-14);
+  RC_ASSERT(std::abs(swapped.upper + d.lower) <= 1e-14);
+}
+
+// ---- exact coverage of the proportion intervals ---------------------------------------------
+//
+// For a binomial the coverage at p is a finite sum, sum_x P(X = x) 1[p in I(x)], so it is computed
+// exactly (no simulation, no judgement error): on a grid of p (and of (p1, p2) for the difference).
+//  * Clopper-Pearson promises coverage >= confidence at every p: asserted at every grid point.
+//  * Wilson and Newcombe promise nothing pointwise (their coverage oscillates, far below the
+//    confidence near p = 0 or 1); what they are used for, reporting, rests on their mean coverage
+//    over p being near the confidence (Brown, Cai, DasGupta 2001, Fig. 5 and Sec. 4.1.1; Newcombe 1998,
+//    Table II: mean 0.956 at 0.95). Asserted: |mean - confidence| <= 0.02 (measured: at most 0.0153, Wilson
+//    n = 10 at 0.8); the minimum is printed. A miscalibrated quantile (z of 0.90 used for 0.95) moves the
+//    mean by ~0.05 and fails.
+//  * Newcombe at an extreme confidence (one-sided 2.5e-6, a claim's share) is anti-conservative at
+//    p1 = p2 = 1/2, n1 = n2 = 40: asserted, so that nobody decides a claim with it (the kernels separation
+//    claim decides with Clopper-Pearson bounds and reports Newcombe).
+
+namespace {
+
+double binomial_pmf(std::size_t k, std::size_t n, double p) {
+  return boost::math::pdf(boost::math::binomial_distribution<double>(static_cast<double>(n), p), static_cast<double>(k));
+}
+
+std::vector<double> binomial_pmfs(std::size_t n, double p) {
+  std::vector<double> pmf(n + 1);
+  for (std::size_t k = 0; k <= n; ++k) pmf[k] = binomial_pmf(k, n, p);
+  return pmf;
+}
+
+/// The intervals for x = 0..n, computed once (they do not depend on p).
+template <class IntervalOf>
+std::vector<stats::Interval> intervals_for(std::size_t n, IntervalOf interval_of) {
+  std::vector<stats::Interval> out;
+  for (std::size_t x = 0; x <= n; ++x) out.push_back(interval_of(x));
+  return out;
+}
+
+double exact_coverage(std::size_t n, double p, const std::vector<stats::Interval>& intervals) {
+  const std::vector<double> pmf = binomial_pmfs(n, p);
+  double covered = 0;
+  for (std::size_t x = 0; x <= n; ++x) {
+    if (intervals[x].lower <= p && p <= intervals[x].upper) covered += pmf[x];
+  }
+  return covered;
+}
+
+}  // namespace
+
+TEST(StatsProportionCoverage, ClopperPearsonCoversAtEveryP) {
+  for (const double confidence : {0.8, 0.95}) {
+    for (const std::size_t n : {1U, 2U, 5U, 10U, 40U, 100U}) {
+      double worst = 1;
+      const auto intervals = intervals_for(n, [&](std::size_t x) { return stats::clopper_pearson(x, n, confidence); });
+      for (int k = 1; k < 1000; ++k) worst = std::min(worst, exact_coverage(n, k / 1000.0, intervals));
+      std::cout << "[coverage] clopper_pearson n = " << n << ", confidence " << confidence << ": min " << worst << "\n";
+      EXPECT_GE(worst, confidence - 1e-12) << "n = " << n;
+    }
+  }
+}
+
+TEST(StatsProportionCoverage, WilsonMeanCoverageIsNearTheConfidence) {
+  for (const double confidence : {0.8, 0.95}) {
+    for (const std::size_t n : {10U, 40U, 100U}) {
+      double sum = 0, worst = 1, mis_sum = 0;
+      const auto intervals = intervals_for(n, [&](std::size_t x) { return stats::wilson(x, n, confidence); });
+      // the same interval with the quantile of a lower confidence (1 - 2(1 - confidence)): must be caught
+      const auto miscalibrated = intervals_for(n, [&](std::size_t x) { return stats::wilson(x, n, 1 - 2 * (1 - confidence)); });
+      for (int k = 1; k < 1000; ++k) {
+        const double c = exact_coverage(n, k / 1000.0, intervals);
+        sum += c;
+        worst = std::min(worst, c);
+        mis_sum += exact_coverage(n, k / 1000.0, miscalibrated);
+      }
+      const double mean = sum / 999, mis_mean = mis_sum / 999;
+      std::cout << "[coverage] wilson n = " << n << ", confidence " << confidence << ": mean " << mean << ", min " << worst
+                << "; miscalibrated mean " << mis_mean << "\n";
+      EXPECT_LE(std::abs(mean - confidence), 0.02) << "n = " << n;
+      EXPECT_GT(std::abs(mis_mean - confidence), 0.02) << "n = " << n;
+    }
+  }
+}
+
+TEST(StatsProportionCoverage, NewcombeMeanCoverageIsNearTheConfidence) {
+  for (const double confidence : {0.8, 0.95}) {
+    for (const auto& [n1, n2] : {std::pair<std::size_t, std::size_t>{10, 10}, {40, 40}, {10, 40}}) {
+      double sum = 0, worst = 1;
+      int count = 0;
+      std::vector<stats::Interval> table;  // (x1, x2) row-major
+      for (std::size_t x1 = 0; x1 <= n1; ++x1) {
+        for (std::size_t x2 = 0; x2 <= n2; ++x2) table.push_back(stats::newcombe_difference(x1, n1, x2, n2, confidence));
+      }
+      for (int k1 = 1; k1 < 100; k1 += 2) {
+        const std::vector<double> pmf1 = binomial_pmfs(n1, k1 / 100.0);
+        for (int k2 = 1; k2 < 100; k2 += 2) {
+          const std::vector<double> pmf2 = binomial_pmfs(n2, k2 / 100.0);
+          const double diff = (k1 - k2) / 100.0;
+          double c = 0;
+          for (std::size_t x1 = 0; x1 <= n1; ++x1) {
+            for (std::size_t x2 = 0; x2 <= n2; ++x2) {
+              const stats::Interval& i = table[x1 * (n2 + 1) + x2];
+              if (i.lower <= diff && diff <= i.upper) c += pmf1[x1] * pmf2[x2];
+            }
+          }
+          sum += c;
+          worst = std::min(worst, c);
+          ++count;
+        }
+      }
+      const double mean = sum / count;
+      std::cout << "[coverage] newcombe n = (" << n1 << ", " << n2 << "), confidence " << confidence << ": mean " << mean
+                << ", min " << worst << "\n";
+      EXPECT_LE(std::abs(mean - confidence), 0.02) << "n = " << n1 << ", " << n2;
+    }
+  }
+}
+
+TEST(StatsProportionCoverage, NewcombeIsAntiConservativeAtAClaimsShare) {
+  // P(upper bound < 0) at p1 = p2 = 1/2, n1 = n2 = 40, nominal one-sided 2.5e-6 (two-sided 1 - 5e-6)
+  const std::size_t n = 40;
+  const std::vector<double> pmf = binomial_pmfs(n, 0.5);
+  double error = 0;
+  for (std::size_t x1 = 0; x1 <= n; ++x1) {
+    for (std::size_t x2 = 0; x2 <= n; ++x2) {
+      if (stats::newcombe_difference(x1, n, x2, n, 1 - 5e-6).upper < 0) error += pmf[x1] * pmf[x2];
+    }
+  }
+  std::cout << "[coverage] newcombe one-sided error at nominal 2.5e-6, n = 40, p = 1/2: " << error << "\n";
+  EXPECT_GT(error, 2.5e-6);
 }
 
 // ---- coverage --------------------------------------------------------------------------------

@@ -94,14 +94,15 @@ const std::set<std::string> cheap_at_ci = {
     "topic.stage1_excluded_keys_closed_form",          // 3.2
     "topic.stage1_all_keys_min_norm",                  // 1.4
     "topic.stage2_prior_free_law",                     // 0.55
-    "kernels.value_only_closed_form",                  // 1.7-3.2
+    "topic.stage2_all_keys_minimiser",                 // 0.1
+    "kernels.value_only_closed_form",                  // 0.4-1.2 (steps from the rate)
     "kernels.value_only_floor_below_Nn",               // 0.5
     "kernels.pl_certificate_every_step",               // 0.46
-    "kernels.cross_kernel_softmax_floor",              // 1.1
+    "kernels.cross_kernel_softmax_floor",              // 3.0 (with the softmax-teacher runs of E-A4)
     "multihead.boolean_moments",                       // 0.02
     "multihead.symmetries",                            // < 0.01
     "multihead.crude_estimate",                        // < 0.01
-    "multihead.crude_estimate_gaussian",               // 1.5
+    "multihead.crude_estimate_gaussian",               // 0.7-4.2 CPU s (n from a pilot)
     "multihead.first_gd_step",                         // 0.7
     "multihead.linear_response",                       // 0.06
     "multihead.heuristic_trend",                       // 0.24
@@ -109,6 +110,7 @@ const std::set<std::string> cheap_at_ci = {
     "multihead.large_margin_frequency",                // 0.02
     "multihead.affine_constraint",                     // < 0.01
     "multihead.non_identifiability",                   // < 0.01
+    "multihead.gd_success_fraction",                   // 3.1
 };
 
 constexpr std::uint64_t default_fuzz_seed = 20261122;

@@ -54,7 +54,7 @@ expect_run(2 "parameter 'eta' must be in \\(0, 0.000666689\\] for s = 0.01, u0 =
 # scb: Q beyond the sparse range, and an instance no batch in the range of 'B' can serve.
 expect_run(2 "parameter 'Q' must be in \\[1, T/4\\] = \\[1, 3\\] for T = 12"
            run scb.sgd_step_unbiased --param T=12 --param Q=4 --budget smoke)
-expect_run(2 "no batch in the range of parameter 'B' \\[1, 1e6\\] works for this instance"
+expect_run(2 "no batch in the range of parameter 'B' \\[1, 1e6\\] works for every instance this point draws"
            run scb.stage_two_l1_error_flat_in_T --param N=20 --param T=400 --param Q=20 --budget smoke)
 
 # --- Malformed input: exactly the plain decimal forms are accepted; the rest is exit 2 before

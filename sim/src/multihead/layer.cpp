@@ -1,3 +1,4 @@
+#include "softmax_rows.hpp"
 #include "dyncheck/sim/multihead/layer.hpp"
 
 #include <dyncheck/portable/math.hpp>
@@ -9,19 +10,6 @@
 
 namespace dyncheck::sim::multihead {
 namespace {
-
-/// Row-wise softmax, in place.
-void softmax_rows(Eigen::MatrixXd& Z) {
-  for (Eigen::Index a = 0; a < Z.rows(); ++a) {
-    const double top = Z.row(a).maxCoeff();
-    double total = 0;
-    for (Eigen::Index b = 0; b < Z.cols(); ++b) {
-      Z(a, b) = portable::exp(Z(a, b) - top);
-      total += Z(a, b);
-    }
-    Z.row(a) /= total;
-  }
-}
 
 void check_layer(const Layer& layer) {
   if (layer.theta.empty() || layer.theta.size() != layer.w.size()) {
@@ -36,7 +24,7 @@ Eigen::MatrixXd forward(const Layer& layer, const Eigen::MatrixXd& X) {
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(X.rows(), X.cols());
   for (std::size_t i = 0; i < layer.theta.size(); ++i) {
     Eigen::MatrixXd Z = layer.logit_scale * (X * layer.theta[i] * X.transpose());
-    softmax_rows(Z);
+    detail::softmax_rows(Z);
     out.noalias() += Z * (X * layer.w[i]);
   }
   return out;
@@ -44,7 +32,7 @@ Eigen::MatrixXd forward(const Layer& layer, const Eigen::MatrixXd& X) {
 
 Eigen::MatrixXd attention(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& X, double logit_scale) {
   Eigen::MatrixXd Z = logit_scale * (X * theta * X.transpose());
-  softmax_rows(Z);
+  detail::softmax_rows(Z);
   return Z;
 }
 
@@ -83,7 +71,7 @@ void cube_point(std::uint64_t index, int k, int d, Eigen::MatrixXd& X) {
 HeadGradient head_gradient(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& w, const Eigen::MatrixXd& X,
                            const Eigen::MatrixXd& target) {
   Eigen::MatrixXd S = X * theta * X.transpose();
-  softmax_rows(S);
+  detail::softmax_rows(S);
   const Eigen::MatrixXd V = X * w;
   const Eigen::MatrixXd R = S * V - target;  // ∂loss/∂(output)
   HeadGradient g;

@@ -85,6 +85,13 @@ double q_squared_norm(const Instance& instance, int k) {
   return sum;
 }
 
+InstanceConstants instance_constants(const Eigen::MatrixXd& P, const Eigen::VectorXd& mu) {
+  Eigen::MatrixXd sigma = -mu * mu.transpose();
+  sigma.diagonal() += mu;
+  const Eigen::MatrixXd W = P * sigma * P.transpose();  // P Σ Pᵀ
+  return {W.trace(), (W * sigma).trace()};
+}
+
 Instance random_instance(const InstanceOptions& options, Rng& rng) {
   constexpr const char* where = "scb::random_instance";
   if (options.N < 1) throw_invalid_argument(where, "N must be >= 1", static_cast<double>(options.N));
@@ -103,31 +110,60 @@ Instance random_instance(const InstanceOptions& options, Rng& rng) {
     throw_invalid_argument(where, "q_dirichlet_concentration must be finite and > 0", options.q_dirichlet_concentration);
   }
 
+  if (!(options.noise_ratio_max >= 0.0) || !std::isfinite(options.noise_ratio_max)) {
+    throw_invalid_argument(where, "noise_ratio_max must be finite and >= 0", options.noise_ratio_max);
+  }
+  if (!(options.mu_min >= 0.0) || !std::isfinite(options.mu_min)) {
+    throw_invalid_argument(where, "mu_min must be finite and >= 0", options.mu_min);
+  }
+  if (options.max_draws < 1) throw_invalid_argument(where, "max_draws must be >= 1", static_cast<double>(options.max_draws));
+
   const Eigen::Index n = options.N;
   Instance instance;
   instance.T = options.T;
-  instance.P.resize(n, n);
+  const bool conditioned = options.noise_ratio_max > 0.0 || options.mu_min > 0.0;
   const std::vector<double> concentration(static_cast<std::size_t>(n), options.dirichlet_concentration);
-  for (Eigen::Index j = 0; j < n; ++j) {
-    dirichlet(rng, concentration, std::span<double>(instance.P.col(j).data(), static_cast<std::size_t>(n)));
-  }
-  if (options.identity_mix > 0.0) {
-    instance.P *= 1.0 - options.identity_mix;
-    instance.P.diagonal().array() += options.identity_mix;
-  }
+  for (int draw = 1;; ++draw) {
+    instance.P.resize(n, n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      dirichlet(rng, concentration, std::span<double>(instance.P.col(j).data(), static_cast<std::size_t>(n)));
+    }
+    if (options.identity_mix > 0.0) {
+      instance.P *= 1.0 - options.identity_mix;
+      instance.P.diagonal().array() += options.identity_mix;
+    }
 
-  // Stationary distribution: (P − I)μ = 0 with 1ᵀμ = 1, solved as one least-squares system.
-  Eigen::MatrixXd system(n + 1, n);
-  system.topRows(n) = instance.P - Eigen::MatrixXd::Identity(n, n);
-  system.row(n).setOnes();
-  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + 1);
-  rhs(n) = 1.0;
-  instance.mu = system.colPivHouseholderQr().solve(rhs);
-  instance.mu /= instance.mu.sum();
-  const double residual = (instance.P * instance.mu - instance.mu).lpNorm<Eigen::Infinity>();
-  if (!(instance.mu.minCoeff() > 0.0) || !(residual <= stochastic_tolerance)) {
-    throw std::runtime_error("scb::random_instance: the drawn P has no positive stationary distribution (min mu = " +
-                             std::to_string(instance.mu.minCoeff()) + ", residual " + std::to_string(residual) + ")");
+    // Stationary distribution: (P − I)μ = 0 with 1ᵀμ = 1, solved as one least-squares system.
+    Eigen::MatrixXd system(n + 1, n);
+    system.topRows(n) = instance.P - Eigen::MatrixXd::Identity(n, n);
+    system.row(n).setOnes();
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + 1);
+    rhs(n) = 1.0;
+    instance.mu = system.colPivHouseholderQr().solve(rhs);
+    instance.mu /= instance.mu.sum();
+    const double residual = (instance.P * instance.mu - instance.mu).lpNorm<Eigen::Infinity>();
+    const bool stationary = instance.mu.minCoeff() > 0.0 && residual <= stochastic_tolerance;
+    if (!conditioned) {
+      if (!stationary) {
+        throw std::runtime_error("scb::random_instance: the drawn P has no positive stationary distribution (min mu = " +
+                                 std::to_string(instance.mu.minCoeff()) + ", residual " + std::to_string(residual) + ")");
+      }
+      break;
+    }
+    bool accepted = stationary && instance.mu.minCoeff() >= options.mu_min;
+    if (accepted && options.noise_ratio_max > 0.0) {
+      const InstanceConstants c = instance_constants(instance.P, instance.mu);
+      accepted = c.K_P > 0.0 && c.K_2 <= options.noise_ratio_max * c.K_P * c.K_P;
+    }
+    if (accepted) {
+      instance.draws = draw;
+      break;
+    }
+    if (draw >= options.max_draws) {
+      throw std::runtime_error("scb::random_instance: none of " + std::to_string(options.max_draws) +
+                               " drawn P has K_2/K_P^2 <= " + std::to_string(options.noise_ratio_max) + " and min mu >= " +
+                               std::to_string(options.mu_min));
+    }
   }
 
   instance.support.resize(static_cast<std::size_t>(n));

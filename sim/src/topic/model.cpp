@@ -1,6 +1,7 @@
 #include "dyncheck/sim/topic/model.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <cmath>
 #include <stdexcept>
@@ -119,7 +120,28 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
   } else {
     M = p.Wdec.lazyProduct(p.WV).lazyProduct(p.E);
   }
-  const Eigen::MatrixXd B = attention_logits(s, p);
+  // One-hot embedding with trained attention: the logits B(c, b) = W^K_c . W^Q_b / sqrt(d) are computed on demand for
+  // the (key, query) token pairs the batch meets (a D x D product costs D^3, the pairs only #pairs x d), each once per
+  // call, and the attention gradients are pulled back over those pairs only (every other entry of dB is 0).
+  const bool lazy_logits = s.one_hot_embedding && !s.uniform_attention;
+  const double logit_scale = 1.0 / std::sqrt(static_cast<double>(s.d));
+  Eigen::MatrixXd B;
+  std::vector<std::uint8_t> known;  // known[b n_in + c]: B(c, b) computed
+  if (lazy_logits) {
+    B.resize(n_in, n_in);
+    known.assign(static_cast<std::size_t>(n_in) * static_cast<std::size_t>(n_in), 0);
+  } else {
+    B = attention_logits(s, p);
+  }
+  auto logit = [&](int c, int b) {
+    if (!lazy_logits) return B(c, b);
+    std::uint8_t& k = known[static_cast<std::size_t>(b) * static_cast<std::size_t>(n_in) + static_cast<std::size_t>(c)];
+    if (k == 0) {
+      B(c, b) = p.WK.col(c).dot(p.WQ.col(b)) * logit_scale;
+      k = 1;
+    }
+    return B(c, b);
+  };
   const bool attention_gradient = with_gradient && trains_attention(s);
 
   Evaluation result;
@@ -182,10 +204,13 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
           uniform_done = true;
         } else {
           double top = -std::numeric_limits<double>::infinity();
-          for (std::size_t i = 0; i < nk; ++i) top = std::max(top, B(keys[i], b));
+          for (std::size_t i = 0; i < nk; ++i) {
+            a[i] = logit(keys[i], b);
+            top = std::max(top, a[i]);
+          }
           double z = 0;
           for (std::size_t i = 0; i < nk; ++i) {
-            a[i] = static_cast<double>(count[static_cast<std::size_t>(keys[i])]) * portable::exp(B(keys[i], b) - top);
+            a[i] = static_cast<double>(count[static_cast<std::size_t>(keys[i])]) * portable::exp(a[i] - top);
             z += a[i];
           }
           for (double& ai : a) ai /= z;
@@ -270,7 +295,20 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
   if (attention_gradient) {
     dB *= inv / std::sqrt(static_cast<double>(s.d));
     // B = (W^K E)^T (W^Q E) / sqrt(d): d(W^K E) = (W^Q E) dB^T, d(W^Q E) = (W^K E) dB (dB already / sqrt(d)).
-    if (s.one_hot_embedding) {
+    if (lazy_logits) {
+      // G.WK = W^Q dB^T and G.WQ = W^K dB over the computed pairs only, each column summed in ascending order of the
+      // other index (the order of the dense product; the skipped terms are exact zeros).
+      G.WK.setZero();
+      G.WQ.setZero();
+      for (int b = 0; b < n_in; ++b) {
+        const std::uint8_t* column = known.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(n_in);
+        for (int c = 0; c < n_in; ++c) {
+          if (column[c] == 0) continue;
+          G.WK.col(c) += dB(c, b) * p.WQ.col(b);
+          G.WQ.col(b) += dB(c, b) * p.WK.col(c);
+        }
+      }
+    } else if (s.one_hot_embedding) {
       G.WK = p.WQ.lazyProduct(dB.transpose());
       G.WQ = p.WK.lazyProduct(dB);
     } else {

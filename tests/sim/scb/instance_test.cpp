@@ -52,6 +52,57 @@ TEST(SimScbInstance, SupportPositionsAreUniform) {
   for (const int c : count) EXPECT_LT(std::abs(c - mean), 5 * sd);
 }
 
+// Conditioning (issue #10): every accepted instance satisfies both conditions; a first draw that
+// satisfies them is the unconditioned instance (same P, μ and supports); an impossible condition
+// throws std::runtime_error after max_draws.
+RC_GTEST_PROP(SimScbInstance, ConditionedInstancesSatisfyTheirBounds, ()) {
+  const int N = *rc::gen::inRange(2, 8);
+  const double ratio_max = *rc::gen::element(2.0, 5.0, 15.0);
+  const double N_mu_min = *rc::gen::element(0.0, 0.3, 0.6);
+  const std::uint64_t seed = *rc::gen::arbitrary<std::uint64_t>();
+  Rng rng(seed), plain_rng(seed);
+  const InstanceOptions plain{.N = N, .T = 40, .Q = 3};
+  InstanceOptions options = plain;
+  options.noise_ratio_max = ratio_max;
+  options.mu_min = N_mu_min / N;
+  const Instance instance = random_instance(options, rng);
+  validate(instance);
+  const InstanceConstants c = instance_constants(instance.P, instance.mu);
+  RC_ASSERT(c.K_2 <= ratio_max * c.K_P * c.K_P);
+  RC_ASSERT(instance.mu.minCoeff() >= N_mu_min / N);
+  RC_ASSERT(instance.draws >= 1);
+  if (instance.draws == 1) {
+    const Instance unconditioned = random_instance(plain, plain_rng);
+    RC_ASSERT(unconditioned.P == instance.P);
+    RC_ASSERT(unconditioned.support == instance.support);
+  }
+}
+
+TEST(SimScbInstance, ConstantsMatchTheirDefinitions) {
+  // K_P = Σ_j μ_j ‖P_j − μ‖² and K_2 = tr(PΣPᵀΣ), written out entry by entry.
+  Rng rng(3);
+  const Instance instance = random_instance({.N = 4, .T = 20, .Q = 2}, rng);
+  const Eigen::VectorXd& mu = instance.mu;
+  double K_P = 0;
+  for (int j = 0; j < 4; ++j) K_P += mu[j] * (instance.P.col(j) - mu).squaredNorm();
+  Eigen::MatrixXd sigma(4, 4);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) sigma(i, j) = (i == j ? mu[i] : 0.0) - mu[i] * mu[j];
+  }
+  const double K_2 = (instance.P * sigma * instance.P.transpose() * sigma).trace();
+  const InstanceConstants c = instance_constants(instance.P, mu);
+  EXPECT_NEAR(c.K_P, K_P, 1e-14);
+  EXPECT_NEAR(c.K_2, K_2, 1e-14);
+}
+
+TEST(SimScbInstance, ImpossibleConditionThrowsAfterMaxDraws) {
+  Rng rng(7);
+  // min μ ≤ 1/N always, so μ_min ≥ 0.6 at N = 3 has probability 0.
+  EXPECT_THROW(random_instance({.N = 3, .T = 20, .Q = 2, .mu_min = 0.6, .max_draws = 50}, rng), std::runtime_error);
+  EXPECT_THROW(random_instance({.N = 3, .noise_ratio_max = -1}, rng), std::invalid_argument);
+  EXPECT_THROW(random_instance({.N = 3, .max_draws = 0}, rng), std::invalid_argument);
+}
+
 TEST(SimScbInstance, RejectsBadOptions) {
   Rng rng(1);
   EXPECT_THROW(random_instance({.N = 0}, rng), std::invalid_argument);

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "dyncheck/theory/kernels/hull.hpp"
 #include "dyncheck/theory/kernels/value_only.hpp"
@@ -149,6 +151,28 @@ TEST(TheoryKernels, ValueOnlyClosedFormMatchesIterationIn50Digits) {
   const Matrix<mp50> projected = B * qr.solve(Y);
 
   EXPECT_LT(abs(dyn.floor() - (Y - projected).squaredNorm() / 2), mp50("1e-40"));
+
+  // The accessors and the transient against second computations: lambda_min is the smallest
+  // eigenvalue (0 here); mu, the spectrum of O'O, has the trace and determinant of O'O (2 x 2);
+  // transient(t) is the iterated loss minus the floor; slowest_rho is the largest |1 - eta lambda mu|
+  // over the nonzero modes, with lambda taken from B'B (d x d, full rank: the nonzero spectrum of BB').
+  EXPECT_EQ(dyn.lambda_min(), dyn.lambda()(0));
+  const Matrix<mp50> QO = O.transpose() * O;
+  ASSERT_EQ(dyn.mu().size(), 2);
+  EXPECT_LT(abs(dyn.mu().sum() - QO.trace()), mp50("1e-45"));
+  EXPECT_LT(abs(dyn.mu()(0) * dyn.mu()(1) - (QO(0, 0) * QO(1, 1) - QO(0, 1) * QO(1, 0))), mp50("1e-45"));
+  W = s.heads[0].V;
+  for (long long t = 0; t <= 20; ++t) {
+    const Matrix<mp50> R = B * W * O - Y;
+    EXPECT_LT(abs(R.squaredNorm() / 2 - dyn.floor() - dyn.transient(t)), mp50("1e-40")) << "t = " << t;
+    W -= eta * B.transpose() * R * O.transpose();
+  }
+  const Eigen::SelfAdjointEigenSolver<Matrix<mp50>> gram(B.transpose() * B);
+  mp50 slowest = 0;
+  for (Eigen::Index i = 0; i < gram.eigenvalues().size(); ++i) {
+    for (Eigen::Index j = 0; j < dyn.mu().size(); ++j) slowest = std::max(slowest, mp50(abs(mp50(1 - eta * gram.eigenvalues()(i) * dyn.mu()(j)))));
+  }
+  EXPECT_LT(abs(dyn.slowest_rho() - slowest), mp50("1e-40"));
 }
 
 TEST(TheoryKernels, HullFloorAndGaussianReach) {
@@ -179,6 +203,32 @@ TEST(TheoryKernels, VectorHullDistanceIsCertified) {
   U << -1, 0.5, 2, 0.1;
   EXPECT_NEAR(hull_distance(U, Eigen::VectorXd::Constant(1, 3.0)).lower, 1.0, 1e-12);
   EXPECT_NEAR(project_to_simplex(Eigen::Vector3d(0.5, 0.5, 0.5)).sum(), 1.0, 1e-15);
+}
+
+// output_jvp without precomputed caches (the jacobian uses the cached overload) against central
+// differences of output() along a direction that moves Q, K and V of both heads, in 50 digits
+// (step 1e-15: truncation ~ h^2 ~ 1e-30, rounding ~ 1e-50 / 1e-15).
+TEST(TheoryKernels, OutputJvpMatchesCentralDifferencesOfTheOutputIn50Digits) {
+  const Fixture<mp50> s = setup<mp50>(1, 3, 4, 2, 2);
+  std::vector<Head<mp50>> direction;  // any matrices of the heads' shapes; O is not a trained block
+  for (const Head<mp50>& h : s.heads) direction.push_back({h.K, h.Q, h.O * h.O.transpose(), Matrix<mp50>::Zero(4, 2)});
+  const mp50 step("1e-15");
+  for (const KernelSpec& spec : {KernelSpec{Kernel::softmax, false}, KernelSpec{Kernel::gaussian, true}}) {
+    std::vector<Head<mp50>> plus = s.heads, minus = s.heads;
+    for (std::size_t h = 0; h < plus.size(); ++h) {
+      plus[h].Q += step * direction[h].Q;
+      plus[h].K += step * direction[h].K;
+      plus[h].V += step * direction[h].V;
+      minus[h].Q -= step * direction[h].Q;
+      minus[h].K -= step * direction[h].K;
+      minus[h].V -= step * direction[h].V;
+    }
+    const Matrix<mp50> difference = (output(spec, s.X[0], plus) - output(spec, s.X[0], minus)) / (2 * step);
+    const Matrix<mp50> jvp = output_jvp(spec, s.X[0], s.heads, direction);
+    ASSERT_EQ(jvp.rows(), 3);
+    ASSERT_EQ(jvp.cols(), 2);
+    EXPECT_LT((jvp - difference).cwiseAbs().maxCoeff(), mp50("1e-27")) << static_cast<int>(spec.kernel);
+  }
 }
 
 }  // namespace

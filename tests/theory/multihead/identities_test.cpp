@@ -210,5 +210,28 @@ TEST(MultiheadIdentities, LargeMarginFrequencyIsMonotoneAndReachesUniqueArgmax) 
   EXPECT_EQ(at_star.probability.front(), lm.unique_argmax);
 }
 
+TEST(MultiheadIdentities, LayerLossIsHalfTheMeanSquaredDifference) {  // E-B3
+  const Heads<double> teacher = instance<double>();
+  Heads<double> student = teacher;
+  EXPECT_EQ(layer_loss<double>(teacher, student, 3).loss, 0.0);
+  student.w[1](0, 1) += 0.25;
+  student.theta[0](1, 0) -= 0.5;
+  double loss = 0, l1 = 0;
+  Matrix<double> X;
+  for (std::uint64_t i = 0; i < 64; ++i) {
+    cube_input<double>(i, 3, 2, X);
+    const Matrix<double> R = layer(student, X) - layer(teacher, X);
+    loss += R.squaredNorm() / 2 / 64;
+    l1 += R.cwiseAbs().sum() / 64;
+  }
+  const LayerLoss<double> value = layer_loss<double>(teacher, student, 3, 2);
+  EXPECT_NEAR(value.loss, loss, 1e-14 * loss);
+  EXPECT_NEAR(value.residual_l1, l1, 1e-14 * l1);
+  // 50 digits agree with double to the summation bound.
+  const LayerLoss<mp50> fine = layer_loss<mp50>(teacher.cast<mp50>(),
+                                                                         student.cast<mp50>(), 3);
+  EXPECT_NEAR(value.loss, to_double(fine.loss), 1e-13 * loss);
+}
+
 }  // namespace
 }  // namespace dyncheck::theory::multihead

@@ -91,5 +91,25 @@ TEST(TheoryTopicStageOne, BinomialPmfSumsToOneAndHasItsMean) {
   EXPECT_NEAR(mean, 1700.0, 1e-9);
 }
 
+TEST(TheoryTopicStageOne, AllKeysWithoutOwnTokenLawIsIidKeys) {
+  // own_token_law = false: the N positions are N iid keys of law nu, so S = E_w[1/N] diag(E nu) + E_w[(N-1)/N] E[nu nu^T]
+  // and C = E[nu mu^T]: the finite-N equations with and without the own-token law differ only by the self term.
+  const int T = 4, v = 3;
+  const auto m = dirichlet_moments<double>(T, 0.3);
+  const auto length = length_statistics<double>(20, 30, 0.2);
+  const auto iid = all_keys_equations<double>(T, v, m, 0.2, 0.1, 0.1, &length, false);
+  const auto infinite = all_keys_equations<double>(T, v, m, 0.2, 0.1, 0.1, nullptr);
+  const int D = T * v + 1;
+  const MaskFractions<double> f = mask_fractions(0.2, 0.1, 0.1);
+  for (int i = 0; i < D; ++i) {
+    const double E_nu = i < T * v ? (f.a + f.r) / (T * v) : f.q;
+    for (int j = 0; j < D; ++j) {
+      const double expected = length.inverse_N * (i == j ? E_nu : 0.0) + (1 - length.inverse_N) * infinite.S_matrix(i, j);
+      EXPECT_NEAR(iid.S_matrix(i, j), expected, 1e-15) << i << "," << j;
+    }
+    for (int j = 0; j < T * v; ++j) EXPECT_NEAR(iid.C_matrix(i, j), infinite.C_matrix(i, j), 1e-15) << i << "," << j;
+  }
+}
+
 }  // namespace
 }  // namespace dyncheck::theory::topic

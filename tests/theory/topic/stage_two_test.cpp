@@ -127,5 +127,24 @@ TEST(TheoryTopicStageTwo, FiniteNSubsetLossReferenceValuesAndLimit) {
   EXPECT_GT(far, inf);
 }
 
+TEST(TheoryTopicStageTwo, CrossEntropyFiniteNSumTendsToTheInfiniteNLoss) {
+  // tau = 2: the exact finite-N CE sum at long documents approaches the N -> infinity CE loss (O(1/N) apart), and at
+  // N = 2 (one key at most) it is a two-point computation by hand.
+  const double c = 5, E = 3;
+  const double infinite = infinite_n_subset_loss<double>(10, 10, 2, 0.1, 0.1, c, E, RandomToken::word, StageTwoLoss::cross_entropy);
+  const double near = finite_n_subset_loss<double>(10, 10, 2, 0.15, 0.1, 0.1, c, E, 2000, 2000, RandomToken::word,
+                                                   StageTwoLoss::cross_entropy);
+  const double far = finite_n_subset_loss<double>(10, 10, 2, 0.15, 0.1, 0.1, c, E, 200, 200, RandomToken::word,
+                                                  StageTwoLoss::cross_entropy);
+  EXPECT_LT(std::abs(near - infinite), std::abs(far - infinite) / 5);
+  EXPECT_LT(std::abs(near - infinite), 2e-3);
+  // N = 2, tau = 1: U ~ Bin(1, 0.85); U = 0 gives log V; U = 1 puts all mass on the target's topic: every query
+  // has m_1 = 1, loss -c + log(v (T - 1 + e^c)).
+  const double two = finite_n_subset_loss<double>(10, 10, 1, 0.15, 0.1, 0.1, c, E, 2, 2, RandomToken::word,
+                                                  StageTwoLoss::cross_entropy);
+  const double by_hand = 0.15 * std::log(100.0) + 0.85 * (-c + std::log(10 * (9 + std::exp(c))));
+  EXPECT_NEAR(two, by_hand, 1e-12);
+}
+
 }  // namespace
 }  // namespace dyncheck::theory::topic

@@ -24,6 +24,7 @@ struct Instance {
   std::vector<std::vector<int>> support;
   std::vector<std::vector<double>> weight;
   int T = 0;
+  int draws = 1;  ///< how many P were drawn until one was accepted (random_instance's conditioning)
 
   int N() const { return static_cast<int>(P.rows()); }
 };
@@ -50,7 +51,21 @@ struct InstanceOptions {
   double identity_mix = 0.0;  ///< P ← (1 − m) P + m I, m ∈ [0, 1)
   bool q_uniform = true;  ///< q^{(k)} = 1/Q on its support, else Dirichlet on it
   double q_dirichlet_concentration = 1.0;  ///< concentration of that Dirichlet, > 0
+  /// Conditioning (both 0: none): P is redrawn until \f$K_2/K_P^2 \le\f$ noise_ratio_max and
+  /// \f$\min_i \mu_i \ge\f$ mu_min (noise_ratio_max ≥ 0, 0 meaning no ceiling; mu_min ≥ 0). Lets a
+  /// caller bound the constants its cost follows by parameters alone (issue #10: seed-dependent cost).
+  double noise_ratio_max = 0.0;
+  double mu_min = 0.0;
+  int max_draws = 10000;  ///< P draws before giving up (std::runtime_error); ≥ 1
 };
+
+/// \f$K_P = \sum_j \mu_j\|P_{:,j} - \mu\|^2\f$ and \f$K_2 = \operatorname{tr}(P\Sigma P^\top\Sigma)\f$,
+/// \f$\Sigma = \operatorname{diag}(\mu) - \mu\mu^\top\f$, of a column-stochastic P with stationary μ
+/// (specs/scb.md §1, §5: the stage-1 SNR constant is \f$K_2/K_P^2\f$).
+struct InstanceConstants {
+  double K_P = 0, K_2 = 0;
+};
+InstanceConstants instance_constants(const Eigen::MatrixXd& P, const Eigen::VectorXd& mu);
 
 /**
  * A random SCB instance (specs/scb.md §8), drawn from `rng` in this order:
@@ -58,8 +73,13 @@ struct InstanceOptions {
  *    \f$P \leftarrow (1-m)P + mI\f$ (which keeps the stationary distribution);
  * 2. (no draws) μ, the stationary distribution: the least-squares solution of
  *    \f$[P - I;\ \mathbf 1^\top]\mu = [0; 1]\f$ (Householder QR with column pivoting), divided by
- *    its sum; throws std::runtime_error unless \f$\min_i \mu_i > 0\f$ and
+ *    its sum; without conditioning, throws std::runtime_error unless \f$\min_i \mu_i > 0\f$ and
  *    \f$\|P\mu-\mu\|_\infty \le 10^{-12}\f$ (a reducible chain has no positive unique μ);
+ *    with conditioning (noise_ratio_max > 0 or mu_min > 0), such a P, or one with
+ *    K_2/K_P^2 > noise_ratio_max or min μ < mu_min, is rejected and steps 1-2 repeat from the same rng (a deterministic rejection
+ *    sampler: the accepted P has the law of step 1 conditioned on the event); after max_draws
+ *    rejections throws std::runtime_error. An accepted first draw consumes exactly the draws of
+ *    the unconditioned sampler, so an instance that satisfies the conditions is unchanged;
  * 3. for k = 0..N−1: the support, Q distinct positions uniform among the \f$\binom{T}{Q}\f$
  *    subsets (R. Floyd's algorithm, Bentley & Floyd, CACM 30(9) 1987), sorted increasingly; then,
  *    unless q_uniform, its weights \f$\sim \mathrm{Dirichlet}(c_q\mathbf 1_Q)\f$ in support order.

@@ -31,8 +31,6 @@ class LinearRegressionFlow {
     coefficients_ = solver_.eigenvectors().transpose() * (w0 - w_star);
   }
 
-  const Vector<S>& eigenvalues() const { return solver_.eigenvalues(); }
-
   /// \f[ w(t) = w_* + e^{-tH}(w_0 - w_*) \f]
   Vector<S> gradient_flow_mean(const S& t) const {
     using portable::exp;

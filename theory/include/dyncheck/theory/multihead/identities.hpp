@@ -12,6 +12,7 @@
 //   D6  for Ĉ_n the mean of n iid g(X_j): E‖Ĉ_n − C‖² = (E‖g‖² − ‖C‖²)/n, and the variance of
 //       n‖Ĉ_n − C‖² from the fourth moments (concentration_moments).
 //   D7  p_δ(λ) = P[max_b softmax(λ x_aᵀ Θ̃ Xᵀ)_b ≥ 1 − δ].
+//   E-B3  the full multi-head student's population loss ½E‖F_student − F_teacher‖² (layer_loss).
 // Every function takes the thread count of the enumeration; results do not depend on it.
 #pragma once
 
@@ -158,6 +159,29 @@ S student_loss(const Heads<S>& teacher, const Matrix<S>& theta, const Matrix<S>&
       },
       threads);
   return value(0, 0);
+}
+
+// ---------------------------------------------------------------- E-B3
+/// The full multi-head student's population loss L = ½E‖F_student(X) − F_teacher(X)‖² by enumeration, with
+/// E‖F_student − F_teacher‖_1 (entrywise 1-norm, for the rounding bound of L): {L, E|R|_1}.
+template <class S>
+struct LayerLoss {
+  S loss;
+  S residual_l1;
+};
+template <class S>
+LayerLoss<S> layer_loss(const Heads<S>& teacher, const Heads<S>& student, int k, unsigned threads = 1) {
+  const Matrix<S> value = cube_expectation<S>(
+      k, teacher.d(),
+      [&](const Matrix<S>& X) {
+        const Matrix<S> R = layer(student, X) - layer(teacher, X);
+        Matrix<S> out(1, 2);
+        out(0, 0) = R.squaredNorm() / S(2);
+        out(0, 1) = R.cwiseAbs().sum();
+        return out;
+      },
+      threads);
+  return {value(0, 0), value(0, 1)};
 }
 
 // ---------------------------------------------------------------- D4

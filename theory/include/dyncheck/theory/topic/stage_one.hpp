@@ -227,9 +227,12 @@ NormalEquations<S> excluded_keys_equations(int T, int v, const ThetaMoments<S>& 
 /// N -> infinity: S = E[nu nu^T], C = E[nu mu^T]. Finite N (specs/topic.md §5):
 ///   C = E_w[1/N] E[p_c Dg(mu) + p_r/V 1 mu^T (+) (1 - p_c - p_r) e_M mu^T] + E_w[(N-1)/N] E[nu mu^T],
 ///   S = E_w[1/N^2] diag(E rho) + E_w[(N-1)/N^2] (E[rho nu^T] + E[nu rho^T] + diag(E nu)) + E_w[(N-1)(N-2)/N^2] E[nu nu^T].
+/// `own_token_law = false` (a mutant: the finite-N self term missing) draws the query's own position from the key
+/// law nu like every other position, i.e. ignores that it is selected and that its kept word is the target.
 template <class S>
 NormalEquations<S> all_keys_equations(int T, int v, const ThetaMoments<S>& m, const S& p_m, const S& p_c,
-                                      const S& p_r, const LengthStatistics<S>* length = nullptr) {
+                                      const S& p_r, const LengthStatistics<S>* length = nullptr,
+                                      bool own_token_law = true) {
   const int V = T * v, D = V + 1;
   const MaskFractions<S> f = mask_fractions(p_m, p_c, p_r);
   const Matrix<S> M = second_moment_mu(T, v, m);
@@ -238,7 +241,9 @@ NormalEquations<S> all_keys_equations(int T, int v, const ThetaMoments<S>& m, co
   // nu = A mu + c with A = [a I; 0], c = [r/V 1; q]; rho = A' mu + c' with A' = [p_c I; 0], c' = [p_r/V 1; 1 - p_c - p_r].
   auto c_of = [&](int i, const S& word, const S& special) { return i < V ? word : special; };
   auto A_of = [&](int i, const S& coefficient) { return i < V ? coefficient : S(0); };
-  const S pk = 1 - p_c - p_r;
+  // The query's own token: kept (p_c), random (p_r) or [MASK] (pk); with own_token_law = false, nu's a, r, q.
+  const S own_c = own_token_law ? p_c : f.a, own_r = own_token_law ? p_r : f.r;
+  const S pk = own_token_law ? 1 - p_c - p_r : f.q;
   // E[(A1 mu + c1)(A2 mu + c2)^T]_{ij} = A1_i A2_j M_ij + A1_i E mu_i c2_j + c1_i E mu_j A2_j + c1_i c2_j.
   auto cross_moment = [&](int i, int j, const S& a1, const S& r1, const S& q1, const S& a2, const S& r2,
                           const S& q2) {
@@ -255,11 +260,11 @@ NormalEquations<S> all_keys_equations(int T, int v, const ThetaMoments<S>& m, co
   const S w_triples = length ? length->triples_over_N2 : S(1);
   for (int i = 0; i < D; ++i) {
     const S E_nu_i = i < V ? f.a * mean_mu + f.r / Vs : f.q;
-    const S E_rho_i = i < V ? p_c * mean_mu + p_r / Vs : pk;
+    const S E_rho_i = i < V ? own_c * mean_mu + own_r / Vs : pk;
     for (int j = 0; j < D; ++j) {
       const S nunu = cross_moment(i, j, f.a, f.r, f.q, f.a, f.r, f.q);
-      const S rhonu = cross_moment(i, j, p_c, p_r, pk, f.a, f.r, f.q);
-      const S nurho = cross_moment(i, j, f.a, f.r, f.q, p_c, p_r, pk);
+      const S rhonu = cross_moment(i, j, own_c, own_r, pk, f.a, f.r, f.q);
+      const S nurho = cross_moment(i, j, f.a, f.r, f.q, own_c, own_r, pk);
       S value = w_triples * nunu;
       if (length) {
         value += w_pairs * (rhonu + nurho);
@@ -272,7 +277,9 @@ NormalEquations<S> all_keys_equations(int T, int v, const ThetaMoments<S>& m, co
       const S nu_mu = (i < V ? f.a * M(i, j) + f.r / Vs * mean_mu : f.q * mean_mu);
       S value = w_pairs_N * nu_mu;
       if (length) {
-        const S self = i < V ? (i == j ? p_c / Vs : S(0)) + p_r / Vs * mean_mu : pk * mean_mu;
+        // E[own_i e_x,j]: a kept own token is the target word itself (p_c delta_ij E mu_i = p_c/V on the diagonal);
+        // without the own-token law the own position is an independent key: E[nu_i mu_j].
+        const S self = own_token_law ? (i < V ? (i == j ? p_c / Vs : S(0)) + p_r / Vs * mean_mu : pk * mean_mu) : nu_mu;
         value += w_inv_N * self;
       }
       eq.C_matrix(i, j) = value;

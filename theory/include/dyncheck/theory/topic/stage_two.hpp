@@ -248,9 +248,12 @@ enum class RandomToken { word, any_id };
  * [MASK]): (T - tau) p_r/T + 1 - p_c - p_r. tau in {1, 2, 3} (the sum over n costs O(U^(tau-1))). `length` as in
  * stage_one.hpp; with `infinite` the N -> infinity value (n/U = 1/tau) is returned instead.
  */
+/// With `loss = cross_entropy` the per-query loss is -c m_1 + log(v (T - tau + sum_{i in S} e^{c m_i})) (the V word
+/// logits; topics outside S get mass 0), and 1 is replaced by log V when U = 0 (all outputs 0).
 template <class S>
 std::vector<S> finite_n_subset_losses(int T, int v, int tau, const S& p_m, const S& p_c, const S& p_r, const S& c,
-                                      const std::vector<S>& Es, int N_min, int N_max, RandomToken random = RandomToken::word) {
+                                      const std::vector<S>& Es, int N_min, int N_max, RandomToken random = RandomToken::word,
+                                      StageTwoLoss loss_kind = StageTwoLoss::squared) {
   if (tau < 1 || tau > 3 || tau > T) throw std::invalid_argument("finite_n_subset_loss: tau must be in {1, 2, 3} and <= T");
   if (N_min < 1 || N_max < N_min) throw std::invalid_argument("finite_n_subset_loss: need 1 <= N_min <= N_max");
   const S V(T * v);
@@ -269,7 +272,14 @@ std::vector<S> finite_n_subset_losses(int T, int v, int tau, const S& p_m, const
         sum += m * m;
       }
       const S m1 = n[0] * (j == 0 ? E : S(1)) / Z;
-      const S loss = vv * c * c * sum - 2 * c * m1 + 1;
+      S loss;
+      if (loss_kind == StageTwoLoss::squared) {
+        loss = vv * c * c * sum - 2 * c * m1 + 1;
+      } else {
+        S z = S(T - tau);
+        for (int i = 0; i < tau; ++i) z += detail::exp_of(S(c * n[static_cast<std::size_t>(i)] * (i == j ? E : S(1)) / Z));
+        loss = -c * m1 + detail::log_of(S(vv * z));
+      }
       total += (j == -1 ? w_uniform : (j == 0 ? w_own : w_other)) * loss;
     }
     return total;
@@ -280,8 +290,9 @@ std::vector<S> finite_n_subset_losses(int T, int v, int tau, const S& p_m, const
     for (int m = 0; m < N_max; ++m) half.push_back(binomial_pmf<S>(m, S(1) / 2));
   }
   const std::size_t K = Es.size();
-  // lbar[u][k] = E[loss | U = u] at E = Es[k], u = 0..N_max - 1 (U = 0: output 0, loss 1).
-  std::vector<std::vector<S>> lbar(static_cast<std::size_t>(N_max), std::vector<S>(K, S(1)));
+  // lbar[u][k] = E[loss | U = u] at E = Es[k], u = 0..N_max - 1 (U = 0: output 0, loss 1, or log V under CE).
+  const S empty = loss_kind == StageTwoLoss::squared ? S(1) : detail::log_of(V);
+  std::vector<std::vector<S>> lbar(static_cast<std::size_t>(N_max), std::vector<S>(K, empty));
   for (int u = 1; u < N_max; ++u) {
     std::vector<S> total(K, S(0));
     if (tau == 1) {
@@ -325,15 +336,17 @@ std::vector<S> finite_n_subset_losses(int T, int v, int tau, const S& p_m, const
 /// finite_n_subset_losses at one E.
 template <class S>
 S finite_n_subset_loss(int T, int v, int tau, const S& p_m, const S& p_c, const S& p_r, const S& c, const S& E,
-                       int N_min, int N_max, RandomToken random = RandomToken::word) {
-  return finite_n_subset_losses<S>(T, v, tau, p_m, p_c, p_r, c, std::vector<S>{E}, N_min, N_max, random)[0];
+                       int N_min, int N_max, RandomToken random = RandomToken::word,
+                       StageTwoLoss loss_kind = StageTwoLoss::squared) {
+  return finite_n_subset_losses<S>(T, v, tau, p_m, p_c, p_r, c, std::vector<S>{E}, N_min, N_max, random, loss_kind)[0];
 }
 
 /// The N -> infinity value of the same setting (n/U = 1/tau exactly), with the same query weights.
 template <class S>
 S infinite_n_subset_loss(int T, int v, int tau, const S& p_c, const S& p_r, const S& c, const S& E,
-                         RandomToken random = RandomToken::word) {
+                         RandomToken random = RandomToken::word, StageTwoLoss loss_kind = StageTwoLoss::squared) {
   StageTwoSetting<S> s;
+  s.loss = loss_kind;
   s.T = T;
   s.v = v;
   s.p_c = p_c;

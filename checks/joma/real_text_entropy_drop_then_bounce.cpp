@@ -31,7 +31,23 @@
 //        at our step counts lr 1e-4 is far from converged and the collapsed model, a bigram-like predictor,
 //        was ahead of it: 4.092 vs 4.11 at 8000 steps, emsize 64);
 //   7.   every measured entropy is at most the uniform causal value (1/bptt) sum_n ln n = 2.6325 at bptt 35,
-//        the largest a causal attention can have (deterministic; float32 slack 1e-5).
+//        the largest a causal attention can have (deterministic; float32 slack 1e-5);
+//   8.   and at least that value minus the logit-range bound (Popoviciu): for a query with n allowed keys and
+//        logits z, ln n - H = KL(softmax(z) || uniform) = int_0^1 t Var_{softmax(tz)}(z) dt <= (max z - min z)^2/8,
+//        so mean_q (ln n_q - H_q) <= mean_q range_q^2 / 8 at every checkpoint (the plugin measures the range
+//        bound beside the entropy). At initialisation (step 0) this is "the entropy starts at the uniform causal
+//        value 2.6325 within the bound its initial logits allow" (measured at the ci defaults, master seed: largest
+//        init bound 0.059, largest init deficit 0.019; smallest H + bound over all checkpoints 2.649); at every later checkpoint it ties the reported entropy to the logits it comes from
+//        (deterministic; float32 slack 1e-5);
+//   9.   training lowers the validation loss: val(step 0) - val(last checkpoint) > 0 for every run (deterministic
+//        per run; float32 slack 1e-5): at init the loss is near ln V, and every rate lowers it (smallest decrease
+//        measured: 0.12 nats at ci, 0.007 at smoke's 8 steps).
+// Which budget decides what: decisions 7-9 are made at every budget (ci's plumbing run, emsize 16,
+// vocabulary 300, 60 steps: corpus, tokenizer, plugin, training, entropy measurement); decisions 1-6, the
+// paper's statement, only on runs of at least 6000 steps, i.e. at `full` (at ci sizes nothing resolves, see
+// sizes()). The mutant val_order_reversed concerns decision 6 and is declared to resolve at full only
+// (MutantInfo::resolves_at: its ctest is registered disabled); entropy_over_masked_keys FAILs decision 7
+// at every budget.
 // "Well below" and "rises again" are decided against the seed-to-seed spread, not a hand-set margin: a
 // decision PASSes when the mean exceeds its Student-t half-width (n - 1 dof, two-sided, share/6 each, per-seed
 // values iid across seeds), i.e. the lower confidence bound is above 0, plus 1e-5 (float32 entropies); it
@@ -39,6 +55,18 @@
 // (resolution = the measured effect itself: an effect smaller than its own half-width is not resolved).
 // The per-seed values are independent (own initialisation and dropout stream per seed); the data order is
 // the same for all seeds (the tutorial's sequential batches), which is part of the experiment, not noise.
+//
+// Machine dependence: libtorch's CPU kernels (OpenBLAS GEMM, ATen's vectorised exp/log) are chosen at run
+// time from the CPU's instruction set (AVX2, AVX-512, ...), and their summation orders and rounding differ, so
+// the numbers are reproducible on one machine (and libtorch/OpenBLAS build) only; each run has one intra-op
+// thread and its own generator, so they do not depend on --threads. The claim declares this
+// (ClaimInfo::machine_dependent): the golden files hold its structure, verdicts and labels, not its numbers.
+// The verdicts do not depend on the machine: decisions 7-9 have margins far above float32 rounding.
+//
+// Inputs: without the Brown corpus directory or the libtorch plugin the claim is ERROR "input unavailable"
+// (exit 3) naming the path and the command that provides it (ctest shows it skipped); a corpus that is
+// present but incomplete or altered (fingerprint: 500 documents, 1,161,192 tagged tokens, FNV-1a) is a plain
+// ERROR naming the file and the fetch command.
 //
 // Mutants: val_order_reversed (the validation losses ordered the other way: the collapsing rate best,
 // i.e. decision 6 with the inequality reversed) and entropy_over_masked_keys (the entropy of the same
@@ -53,7 +81,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "claims.hpp"
@@ -151,9 +182,25 @@ struct Settings {
 struct Run {
   std::vector<std::int64_t> step;
   std::vector<double> val;
-  std::vector<std::vector<double>> H, H_all;  ///< [layer][checkpoint]
-  double tokens_per_second = 0;
+  std::vector<std::vector<double>> H, H_all, bound;  ///< [layer][checkpoint]; bound: mean range^2 / 8
 };
+
+// The corpus, read once per process (calibrate and report run the claim many times); a failed read is not
+// kept, so the next run reads again and names the error again.
+std::shared_ptr<const std::vector<text::Document>> brown_documents() {
+  static std::mutex mutex;
+  static std::shared_ptr<const std::vector<text::Document>> cached;
+  const std::lock_guard lock(mutex);
+  if (cached) return cached;
+  const auto dir = text::default_brown_dir();
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error)) {
+    throw InputUnavailable(fmt::format("the Brown corpus is not present (no directory {}); {}", dir.string(),
+                                       text::fetch_instructions(dir)));
+  }
+  cached = std::make_shared<const std::vector<text::Document>>(text::load_brown());  // CorpusError: plain ERROR
+  return cached;
+}
 
 struct Measured {
   Sizes sizes{};
@@ -161,7 +208,7 @@ struct Measured {
   std::vector<double> lrs;
   std::vector<std::vector<Run>> runs;  ///< [rate][seed]
   std::size_t train_tokens = 0, val_tokens = 0, vocabulary = 0;
-  double unk_share = 0, seconds = 0, tokens_per_second = 0;
+  double unk_share = 0;
   std::string backend;
 };
 
@@ -173,6 +220,10 @@ struct Predicted {
   Settings settings;
   std::vector<std::vector<PerRun>> per_run;  ///< [rate][seed], from the entropy the settings name
   double max_entropy = 0;
+  /// min over runs, layers and checkpoints of H + (mean range^2 / 8): at least the uniform causal value.
+  double min_entropy_plus_bound = std::numeric_limits<double>::infinity();
+  double init_deficit = 0, init_bound = 0;  ///< at step 0, layer 0: largest uniform - H and largest bound
+  double min_val_decrease = std::numeric_limits<double>::infinity();  ///< min over runs of val_0 - val_last
 };
 
 class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, Measured, Predicted> {
@@ -181,8 +232,10 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
 
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
-    if (const auto why = text::torch_unavailable()) throw std::runtime_error(*why);
-    const auto documents = text::load_brown();  // CorpusError names the path and the fetch command
+    // The corpus first, so that its errors are named whether or not libtorch is installed.
+    const auto shared_documents = brown_documents();  // InputUnavailable or CorpusError, naming path and command
+    const auto& documents = *shared_documents;
+    if (const auto why = text::torch_unavailable()) throw InputUnavailable(*why);
     Measured m;
     m.sizes = sizes(p, context.budget);
     m.layers = p.layers;
@@ -215,11 +268,11 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
     const unsigned parallel = std::max(1u, context.threads > 0 ? context.threads : std::thread::hardware_concurrency());
     const auto runs = text::train_transformer_lms(train, validation, configs, parallel);
     m.runs.assign(m.lrs.size(), {});
-    double train_seconds = 0, tokens = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       Run run;
       run.H.assign(static_cast<std::size_t>(p.layers), {});
       run.H_all.assign(static_cast<std::size_t>(p.layers), {});
+      run.bound.assign(static_cast<std::size_t>(p.layers), {});
       for (const auto& point : runs[i].checkpoints) {
         run.step.push_back(point.step);
         run.val.push_back(point.val_loss);
@@ -227,20 +280,18 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
           require_finite(point.entropy[l], "attention entropy");
           run.H[l].push_back(point.entropy[l]);
           run.H_all[l].push_back(point.entropy_all_keys[l]);
+          require_finite(point.entropy_deficit_bound[l], "logit-range bound");
+          run.bound[l].push_back(point.entropy_deficit_bound[l]);
         }
       }
-      run.tokens_per_second = runs[i].tokens_per_second;
-      train_seconds += runs[i].train_seconds;
-      tokens += static_cast<double>(m.sizes.steps * 35 * 20);
       m.runs[i / static_cast<std::size_t>(m.sizes.seeds)].push_back(std::move(run));
       m.backend = runs[i].backend;
     }
-    m.seconds = train_seconds;
-    m.tokens_per_second = train_seconds > 0 ? tokens / train_seconds : 0;
     return m;
   }
 
   Predicted predict(const Params&, const Measured& m, const Settings& s, const RunContext&) const override {
+    const double uniform = text::uniform_causal_entropy(m.bptt);
     Predicted t;
     t.settings = s;
     for (const auto& rate : m.runs) {
@@ -255,9 +306,17 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
         r.bounce = r.end - r.min;
         r.val = *std::min_element(run.val.begin(), run.val.end());
         per.push_back(r);
-        for (const auto& layer : s.entropy_over_all_keys ? run.H_all : run.H) {
+        const auto& entropies = s.entropy_over_all_keys ? run.H_all : run.H;
+        for (std::size_t l = 0; l < entropies.size(); ++l) {
+          const auto& layer = entropies[l];
           t.max_entropy = std::max(t.max_entropy, *std::max_element(layer.begin(), layer.end()));
+          for (std::size_t k = 0; k < layer.size(); ++k) {
+            t.min_entropy_plus_bound = std::min(t.min_entropy_plus_bound, layer[k] + run.bound[l][k]);
+          }
         }
+        t.init_deficit = std::max(t.init_deficit, uniform - H.front());
+        t.init_bound = std::max(t.init_bound, run.bound[0].front());
+        t.min_val_decrease = std::min(t.min_val_decrease, run.val.front() - run.val.back());
       }
       t.per_run.push_back(std::move(per));
     }
@@ -328,8 +387,9 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
           "PLUMBING RUN, NOT A CHECK OF THE PAPER'S STATEMENT: {} steps. The drop/bounce/collapse/validation decisions "
           "need runs of at least {} steps (in the full-size runs, emsize 64 and vocabulary 2000, the lr 1e-4 entropy "
           "minimum came at ~6000 steps; at emsize 32, vocabulary 1000, 2000 steps and 8 seeds no decision resolved). "
-          "Only the causal entropy bound is decided here; the mutant val_order_reversed cannot fail at this size. "
-          "Run with --budget full. (lr {:g} bounce here: {:.4f}, sd over seeds {:.4f}.)",
+          "Only the plumbing facts are decided here (causal entropy bound, logit-range bound, falling validation loss); "
+          "the mutant val_order_reversed resolves only at full. Run with --budget full. (lr {:g} bounce here: {:.4f}, "
+          "sd over seeds {:.4f}.)",
           m.sizes.steps, low_bounce_steps, m.lrs[0], s.mean, std::sqrt(s.variance)));
     }
     {
@@ -347,6 +407,20 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
         measured_exactly(t.max_entropy, float_slack, "float32 softmax and entropy sums: ~1e-6, 1e-5 allowed"),
         {0.0, "none: no causal attention has more entropy"},
         {0.05, "detects an entropy 0.05 nats above the causal maximum"}, Relation::at_most));
+    verdict.comparisons.push_back(checks::compare(
+        fmt::format("smallest H + mean(range^2)/8 at any checkpoint (init included), layer, rate and seed "
+                    "(at step 0: largest deficit {:.4f}, largest bound {:.4f})",
+                    t.init_deficit, t.init_bound),
+        {uniform, 1e-15, fmt::format("uniform causal attention: (1/{}) sum ln n", m.bptt)},
+        measured_exactly(t.min_entropy_plus_bound, float_slack, "float32 softmax, entropy and range: ~1e-6, 1e-5 allowed"),
+        {0.0, "none: ln n - H <= (max z - min z)^2 / 8 exactly (Popoviciu along softmax(t z))"},
+        {0.05, "detects an entropy 0.05 nats further below the uniform value than its logits allow"}, Relation::at_least));
+    verdict.comparisons.push_back(checks::compare(
+        "smallest validation-loss decrease val(step 0) - val(last) over rates and seeds",
+        {0.0, 0.0, "training lowers the validation loss"},
+        measured_exactly(t.min_val_decrease, float_slack, "float32 cross-entropy means: ~1e-6, 1e-5 allowed"),
+        {0.0, "none: every run's own validation loss at its own start and end"},
+        {0.01, "detects a run whose validation loss does not fall by 0.01 nats"}, Relation::at_least));
 
     // Plots: layer-0 (and each layer's) entropy per rate, mean over seeds with the range of seeds; val loss.
     const double z = 1;  // bands: mean +- 1 sd over seeds (descriptive; the decisions use the t intervals)
@@ -401,10 +475,10 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
         "script's; the sizes are reduced (see the parameters). Compare shapes, not digits (spec §7 claim 10).");
     verdict.notes.push_back(fmt::format(
         "Data: {} training and {} validation tokens, vocabulary {} (<unk> = {:.1f}% of training tokens); {} steps "
-        "= {:.2f} epochs; emsize {}, {} layer(s); {} seeds per rate; {}; {:.0f} training tokens/s per run.",
+        "= {:.2f} epochs; emsize {}, {} layer(s); {} seeds per rate; {}.",
         m.train_tokens, m.val_tokens, m.vocabulary, 100 * m.unk_share, m.sizes.steps,
         static_cast<double>(m.sizes.steps * 35 * 20) / static_cast<double>(m.train_tokens), m.sizes.emsize, m.layers,
-        m.sizes.seeds, m.backend, m.tokens_per_second));
+        m.sizes.seeds, m.backend));
     for (std::size_t rate = 0; rate < m.lrs.size(); ++rate) {
       auto mean = [&](auto field) {
         double sum = 0;
@@ -418,11 +492,19 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
     verdict.notes.push_back(
         "Paper, WikiText-2, 1 layer, layer-0 H start -> min (at) -> end (58k minibatches), best val (spec §6): lr 1e-4: "
         "2.51 -> 1.55 (2k) -> 2.21, 5.357; lr 1e-3: 2.51 -> 1.65 (1k) -> 2.27, 5.425; lr 1e-2: 2.51 -> 0.00, 6.566.");
+    verdict.notes.push_back(fmt::format(
+        "What this budget decides: {}",
+        low_bounce_decided
+            ? "the paper's statement (drop, bounce, collapse, best validation loss: decisions 1-6) and the plumbing "
+              "facts (causal entropy bound, logit-range bound, validation loss falls)."
+            : "only the plumbing facts (the causal entropy bound, the logit-range bound at init and every checkpoint, "
+              "the validation loss falls in every run); the paper's statement is decided only at --budget full "
+              "(runs of >= 6000 steps), and its mutant val_order_reversed resolves only there."));
     verdict.notes.push_back(
         "Reproducibility: each run uses its own CPU generator (initialisation and dropout) and one intra-op thread, so "
         "a seed gives bit-identical curves on one machine whatever the number of parallel runs. libtorch does not "
         "promise the same bits across BLAS libraries (netlib vs OpenBLAS), CPU instruction sets or library versions "
-        "(specs/integration.md §1: 1 ULP differences from step 3), so the golden numbers are machine-specific.");
+        "(specs/integration.md §1: 1 ULP differences from step 3).");
     return verdict;
   }
 
@@ -444,14 +526,19 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
         .simulation = "libtorch: the JoMA script's causal TransformerEncoder (nhead 1, emsize = d_hid, dropout 0.2, "
                       "Adam, clip 0.5, bptt 35, batch 20) on Brown (basic_english, top-K vocabulary), at 3 learning "
                       "rates x n seeds; layer entropy on validation windows at checkpoints.",
+        .machine_dependent = "libtorch and OpenBLAS choose their CPU kernels (GEMM blocking, vectorised exp/log) at "
+                             "run time from the instruction set, so the bits of every loss and entropy depend on "
+                             "the CPU and the library build; each run has one intra-op thread and its own "
+                             "generator, so they do not depend on the number of threads.",
     };
   }
 
   static std::vector<MutantSpec> mutants() {
     return {
         {"val_order_reversed",
-         "the validation losses ordered the other way: the collapsing rate (1e-2) has the lowest validation loss",
-         [](Settings& s) { s.val_order_reversed = true; }},
+         "the validation losses ordered the other way: the collapsing rate (1e-2) has the lowest validation loss "
+         "(decided only by runs of >= 6000 steps: resolves at full)",
+         [](Settings& s) { s.val_order_reversed = true; }, false, BudgetLevel::full},
         {"entropy_over_masked_keys",
          "the entropy of the logits' softmax over all bptt keys, including those the causal mask excludes",
          [](Settings& s) { s.entropy_over_all_keys = true; }},

@@ -11,7 +11,7 @@
 namespace dyncheck::sim::text::plugin {
 
 // Bump when LmConfig, LmCheckpoint, LmRun or this struct change.
-inline constexpr int abi_version = 2;
+inline constexpr int abi_version = 3;
 
 struct Api {
   int abi = abi_version;

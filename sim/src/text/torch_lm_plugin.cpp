@@ -69,9 +69,9 @@ struct EncoderLayerImpl : torch::nn::Module {
   }
 
   // With `entropy`: also the attention entropy (mean over heads, queries and streams) with the mask and
-  // without it (all keys).
+  // without it (all keys), and the mean over queries of (max - min of the logits the mask allows)^2 / 8.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, at::Generator& generator,
-                        double* entropy = nullptr, double* entropy_all = nullptr) {
+                        double* entropy = nullptr, double* entropy_all = nullptr, double* deficit_bound = nullptr) {
     const auto L = x.size(0), B = x.size(1);
     auto [scores, v] = logits(x);
     const auto weights = torch::softmax(scores + mask, -1);  // [BH, L, L]
@@ -79,6 +79,9 @@ struct EncoderLayerImpl : torch::nn::Module {
       *entropy = -torch::xlogy(weights, weights).sum(-1).mean().item<double>();
       const auto all = torch::softmax(scores, -1);
       *entropy_all = -torch::xlogy(all, all).sum(-1).mean().item<double>();
+      // mask is 0 on allowed keys and -inf on the others: + mask hides them from max, - mask from min.
+      const auto range = std::get<0>((scores + mask).max(-1)) - std::get<0>((scores - mask).min(-1));
+      *deficit_bound = (range * range / 8).mean().item<double>();
     }
     auto attended = torch::bmm(dropout(weights, p, is_training(), generator), v);  // [BH, L, dh]
     attended = attended.transpose(0, 1).reshape({L, B, d});
@@ -104,7 +107,8 @@ struct LanguageModelImpl : torch::nn::Module {
     // The tutorial's PositionalEncoding buffer: pe[p, 2i] = sin(p / 10000^{2i/d}), pe[p, 2i+1] = cos(...).
     const std::int64_t max_len = 5000;
     auto position = torch::arange(max_len, torch::kFloat).unsqueeze(1);
-    auto div = torch::exp(torch::arange(0, c.emsize, 2, torch::kFloat) * (-std::log(10000.0) / static_cast<double>(c.emsize)));
+    constexpr double ln_10000 = 9.210340371976184;  // ln 10000, correctly rounded (no glibc log: portability guard)
+    auto div = torch::exp(torch::arange(0, c.emsize, 2, torch::kFloat) * (-ln_10000 / static_cast<double>(c.emsize)));
     pe = torch::zeros({max_len, 1, c.emsize});
     pe.index_put_({torch::indexing::Slice(), 0, torch::indexing::Slice(0, torch::indexing::None, 2)}, torch::sin(position * div));
     pe.index_put_({torch::indexing::Slice(), 0, torch::indexing::Slice(1, torch::indexing::None, 2)}, torch::cos(position * div));
@@ -128,15 +132,17 @@ struct LanguageModelImpl : torch::nn::Module {
 
   // src [L, B] -> logits [L, B, V]; with `entropy`, the per-layer entropies are appended.
   torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& mask, at::Generator& generator,
-                        std::vector<double>* entropy = nullptr, std::vector<double>* entropy_all = nullptr) {
+                        std::vector<double>* entropy = nullptr, std::vector<double>* entropy_all = nullptr,
+                        std::vector<double>* deficit_bound = nullptr) {
     auto h = embedding(src) * std::sqrt(static_cast<double>(emsize));
     h = dropout(h + pe.slice(0, 0, src.size(0)), p, is_training(), generator);
     for (auto& layer : layers) {
-      double e = 0, e_all = 0;
-      h = layer->forward(h, mask, generator, entropy != nullptr ? &e : nullptr, &e_all);
+      double e = 0, e_all = 0, bound = 0;
+      h = layer->forward(h, mask, generator, entropy != nullptr ? &e : nullptr, &e_all, &bound);
       if (entropy != nullptr) {
         entropy->push_back(e);
         entropy_all->push_back(e_all);
+        deficit_bound->push_back(bound);
       }
     }
     return decoder(h);
@@ -201,18 +207,20 @@ LmRun train(const std::vector<std::int64_t>& train_ids, const std::vector<std::i
     point.train_loss = train_loss;
     point.entropy.assign(static_cast<std::size_t>(c.layers), 0.0);
     point.entropy_all_keys.assign(static_cast<std::size_t>(c.layers), 0.0);
+    point.entropy_deficit_bound.assign(static_cast<std::size_t>(c.layers), 0.0);
     std::int64_t windows = 0;
     double loss = 0;
     for (std::int64_t i = 0; i + c.bptt + 1 <= val_data.size(0); i += c.bptt) {  // full windows only
       if (c.eval_windows > 0 && windows >= c.eval_windows) break;
       const auto x = val_data.slice(0, i, i + c.bptt);
       const auto y = val_data.slice(0, i + 1, i + 1 + c.bptt);
-      std::vector<double> entropy, entropy_all;
-      const auto out = model->forward(x, mask, generator, &entropy, &entropy_all);
+      std::vector<double> entropy, entropy_all, bound;
+      const auto out = model->forward(x, mask, generator, &entropy, &entropy_all, &bound);
       loss += torch::nn::functional::cross_entropy(out.view({-1, V}), y.reshape(-1)).item<double>();
       for (std::size_t l = 0; l < entropy.size(); ++l) {
         point.entropy[l] += entropy[l];
         point.entropy_all_keys[l] += entropy_all[l];
+        point.entropy_deficit_bound[l] += bound[l];
       }
       ++windows;
     }
@@ -220,6 +228,7 @@ LmRun train(const std::vector<std::int64_t>& train_ids, const std::vector<std::i
     for (std::size_t l = 0; l < point.entropy.size(); ++l) {
       point.entropy[l] /= static_cast<double>(windows);
       point.entropy_all_keys[l] /= static_cast<double>(windows);
+      point.entropy_deficit_bound[l] /= static_cast<double>(windows);
     }
     if (!std::isfinite(point.val_loss)) {
       throw std::runtime_error("train_transformer_lm: validation loss is not finite at step " + std::to_string(step));

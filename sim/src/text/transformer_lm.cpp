@@ -8,6 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "dyncheck/portable/math.hpp"
 #include "torch_lm_api.hpp"
 
 namespace dyncheck::sim::text {
@@ -103,7 +104,7 @@ LmRun train_transformer_lm(const std::vector<std::int64_t>& train, const std::ve
 double uniform_causal_entropy(std::int64_t bptt) {
   if (bptt < 1) throw std::invalid_argument("uniform_causal_entropy: bptt must be at least 1");
   double sum = 0;
-  for (std::int64_t n = 1; n <= bptt; ++n) sum += std::log(static_cast<double>(n));
+  for (std::int64_t n = 1; n <= bptt; ++n) sum += portable::log(static_cast<double>(n));
   return sum / static_cast<double>(bptt);
 }
 

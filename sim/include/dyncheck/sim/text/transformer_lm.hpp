@@ -47,6 +47,10 @@ struct LmCheckpoint {
   /// Per layer: the same logits' softmax over all bptt keys, including those the causal mask excludes
   /// (a wrong measurement, kept for the mutant that uses it).
   std::vector<double> entropy_all_keys;
+  /// Per layer: the mean over query positions (windows, streams) of (max - min of the logits the mask
+  /// allows)^2 / 8, an upper bound on the same mean of ln n - H (Popoviciu: ln n - H = KL(p || uniform)
+  /// = int_0^1 t Var_{p_t}(z) dt <= range^2 / 8 along p_t = softmax(t z)).
+  std::vector<double> entropy_deficit_bound;
 };
 
 struct LmRun {

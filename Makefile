@@ -25,8 +25,10 @@ build-release: deps
 	cmake --build --preset release -j $(JOBS) --target dyncheck
 
 # Runs every claim and its mutants at $(BUDGET), and each family's assumption-breaking sweeps;
-# writes reports/latest/{REPORT.md,report.json,claims/,plots/,sweeps/}.
+# writes reports/latest/{REPORT.md,report.json,claims/,plots/,sweeps/}. The data step fetches the Brown
+# corpus for the real-text claims (scripts/fetch-corpus.sh; a no-op when it is already there).
 report: build-release
+	scripts/fetch-corpus.sh || echo "dyncheck: warning: no Brown corpus; the real-text claims will be ERROR" >&2
 	build/release/reports/dyncheck report --budget $(BUDGET) --sweeps --out reports/latest
 
 # Line and branch coverage of theory/ and sim/ by the claims at ci and the unit tests (gcovr), and

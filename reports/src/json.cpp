@@ -77,11 +77,13 @@ nlohmann::json to_json(const checks::ClaimInfo& info) {
   }
   nlohmann::json mutants = nlohmann::json::array();
   for (const checks::MutantInfo& mutant : info.mutants) {
-    mutants.push_back({{"name", mutant.name},
-                       {"description", mutant.description},
-                       {"changes_experiment", mutant.changes_experiment}});
+    nlohmann::json entry = {
+        {"name", mutant.name}, {"description", mutant.description}, {"changes_experiment", mutant.changes_experiment}};
+    // Written only when it is not the default (ci), so that other claims' golden files do not change.
+    if (mutant.resolves_at != checks::BudgetLevel::ci) entry["resolves_at"] = std::string(checks::to_string(mutant.resolves_at));
+    mutants.push_back(std::move(entry));
   }
-  return {{"id", info.id},
+  nlohmann::json json = {{"id", info.id},
           {"family", info.family},
           {"paper", info.paper},
           {"source", info.source},
@@ -92,6 +94,8 @@ nlohmann::json to_json(const checks::ClaimInfo& info) {
           {"params", params},
           {"mutants", mutants},
           {"false_failure_share", info.false_failure_share}};
+  if (!info.machine_dependent.empty()) json["machine_dependent"] = info.machine_dependent;
+  return json;
 }
 
 nlohmann::json to_json(const checks::Verdict& verdict) {
@@ -115,6 +119,7 @@ nlohmann::json to_json(const checks::Verdict& verdict) {
                          {"wall_seconds", verdict.wall_seconds}};
   if (!verdict.mutant.empty()) json["mutant"] = verdict.mutant;
   if (!verdict.error.empty()) json["error"] = verdict.error;
+  if (verdict.input_unavailable) json["input_unavailable"] = true;
   return json;
 }
 
@@ -141,9 +146,13 @@ void thin_plots(nlohmann::json& verdict, std::size_t count) {
 
 nlohmann::json to_json(const ClaimReport& claim, std::size_t max_plot_points) {
   nlohmann::json mutants = nlohmann::json::array();
-  for (const checks::Verdict& mutant : claim.mutants) {
+  for (std::size_t m = 0; m < claim.mutants.size(); ++m) {
+    const checks::Verdict& mutant = claim.mutants[m];
     nlohmann::json entry = to_json(mutant);
     entry["caught"] = mutant_caught(mutant);
+    if (m < claim.info.mutants.size() && !mutant_must_fail(claim.info.mutants[m], mutant)) {
+      entry["must_fail_at_this_budget"] = false;
+    }
     if (max_plot_points > 0) thin_plots(entry, max_plot_points);
     mutants.push_back(std::move(entry));
   }

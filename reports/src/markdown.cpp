@@ -81,6 +81,9 @@ void claim_section(std::string& out, const ClaimReport& claim) {
            "available here; its constants and normalisations may differ from the paper's.\n";
   }
   if (!info.latex.empty()) out += fmt::format("\n$$\n{}\n$$\n", info.latex);
+  if (const std::string note = reproducibility_note(info); !note.empty()) {
+    out += fmt::format("\n> **Reproducibility:** {}\n", note);
+  }
 
   out += "\n#### Parameters\n\n| name | value | valid range | meaning |\n|---|---|---|---|\n";
   for (const checks::ParamSpec& spec : info.params) {
@@ -119,9 +122,13 @@ void claim_section(std::string& out, const ClaimReport& claim) {
     for (std::size_t m = 0; m < claim.mutants.size(); ++m) {
       const Verdict& mutant = claim.mutants[m];
       const std::string description = m < info.mutants.size() ? info.mutants[m].description : "";
+      const bool must_fail = m >= info.mutants.size() || mutant_must_fail(info.mutants[m], mutant);
       out += fmt::format("| `{}` | {} | {} | {} | {} |\n", mutant.mutant, escape_cell(description),
                          checks::to_string(mutant.outcome), short_number(mutant.margin()),
-                         mutant_caught(mutant) ? "yes" : "**no**");
+                         mutant_caught(mutant) ? "yes"
+                         : must_fail           ? "**no**"
+                                               : fmt::format("not decided at `{}`: resolves at `{}` only", mutant.budget,
+                                                             checks::to_string(info.mutants[m].resolves_at)));
     }
   }
   if (!verdict.plots.empty()) {

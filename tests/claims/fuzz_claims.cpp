@@ -17,6 +17,9 @@
 //     says little about that claim), or
 //   - the claim's own verdict is PASS, or INCONCLUSIVE (its undecided comparison is printed), and
 //     every mutant that resolves (is not INCONCLUSIVE) is FAIL.
+// A claim whose external input is missing (ERROR "input unavailable: ...", e.g. no Brown corpus) is
+// printed as skipped with the reason; a mutant declared to resolve only at a larger budget than the
+// point's (MutantInfo::resolves_at) may PASS there.
 // Failures: the claim FAILs or ERRORs; a mutant PASSes or ERRORs; the point takes longer than
 // DYNCHECK_FUZZ_POINT_SECONDS (default 60 s; the budget must bound the cost: the point is killed).
 // Every failure prints the command that reproduces it; the summary prints a table of them.
@@ -462,6 +465,12 @@ int main(int argc, char** argv) {
             continue;
           case PointResult::Kind::ran: break;
         }
+        if (!result.variants.empty() && result.variants.front().variant.empty() &&
+            result.variants.front().detail.rfind(std::string("error: ") + checks::input_unavailable_prefix, 0) == 0) {
+          ++tally.refused;
+          fmt::print("  skipped: {}\n", result.variants.front().detail);
+          continue;
+        }
         bool point_failed = false;
         bool claim_errored = false;  // then its mutants' ERRORs (the same measurement) are not counted again
         std::string mutant_line;
@@ -490,8 +499,14 @@ int main(int argc, char** argv) {
             continue;
           }
           mutant_line += fmt::format(" {} {} ({:.3g});", variant.variant, variant.outcome, variant.margin);
+          const auto& declared = claim->info().mutants;
+          const auto info = std::find_if(declared.begin(), declared.end(),
+                                         [&](const checks::MutantInfo& m) { return m.name == variant.variant; });
           if (variant.outcome == "FAIL") {
             // as it must
+          } else if (variant.outcome == "PASS" && info != declared.end() && info->resolves_at > checks::BudgetLevel::ci &&
+                     !checks::must_fail_at(*info, options.budget.level)) {
+            fmt::print("  {} PASS: declared to resolve only at {}\n", label, checks::to_string(info->resolves_at));
           } else if (variant.outcome == "INCONCLUSIVE") {
             fmt::print("  {} INCONCLUSIVE (does not resolve here): {}\n", label, variant.detail);
           } else if (variant.outcome == "ERROR" && claim_errored) {

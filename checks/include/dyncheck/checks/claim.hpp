@@ -29,7 +29,17 @@ struct MutantInfo {
   /// The mutant changes the experiment itself (a control), so it is measured anew; otherwise it
   /// reuses the claim's measurement and changes only the theory.
   bool changes_experiment = false;
+  /// The lowest budget at which the mutant must FAIL. ci (the default): it FAILs in the claim's ctest.
+  /// full: the error it stands for is decided only by the full-budget experiment (the claim says why);
+  /// below full its verdict is reported but not required to be FAIL, and ctest registers its test
+  /// disabled (tests/claims/CMakeLists.txt). Every claim keeps at least one mutant that FAILs at ci.
+  BudgetLevel resolves_at = BudgetLevel::ci;
 };
+
+/// Whether a mutant run at `budget` must FAIL (its resolves_at is at or below the budget).
+inline bool must_fail_at(const MutantInfo& mutant, BudgetLevel budget) {
+  return static_cast<int>(mutant.resolves_at) <= static_cast<int>(budget);
+}
 
 struct ClaimInfo {
   std::string id;      ///< "<family>.<what_is_claimed>"
@@ -47,6 +57,11 @@ struct ClaimInfo {
   /// The claim records each comparison's part of its share (claim_shape.hpp does); the runner then
   /// also requires every comparison with a statistical term to have recorded one.
   bool records_shares = false;
+  /// Empty: every number the claim reports is the same on every machine (issue #10; the golden files
+  /// pin them). Otherwise why its numbers are reproducible on one machine only (e.g. a library that
+  /// picks CPU-specific kernels at run time): the report says so beside the claim, and the golden and
+  /// libm-variant tests compare its structure, ids, verdicts and labels but not its numbers.
+  std::string machine_dependent;
 };
 
 /// Everything a claim's run may depend on. The run is a pure function of this context.

@@ -31,6 +31,7 @@ struct Mutant {
   std::string description;
   std::function<void(Settings&)> edit;
   bool changes_experiment = false;
+  BudgetLevel resolves_at = BudgetLevel::ci;  ///< MutantInfo::resolves_at
 };
 
 template <class P, class Settings, class Measured, class Predicted>
@@ -45,7 +46,7 @@ class ClaimShape : public Claim {
     info_.records_shares = true;
     info_.mutants.clear();
     for (const MutantSpec& mutant : mutants_) {
-      info_.mutants.push_back({mutant.name, mutant.description, mutant.changes_experiment});
+      info_.mutants.push_back({mutant.name, mutant.description, mutant.changes_experiment, mutant.resolves_at});
     }
   }
 

@@ -26,6 +26,11 @@ Verdict timed_variant(const std::string& variant, Body&& body) {
     settle_outcome(verdict);
   } catch (const ParamError&) {
     throw;
+  } catch (const InputUnavailable& error) {
+    verdict = Verdict{};
+    verdict.outcome = Outcome::error;
+    verdict.error = std::string(input_unavailable_prefix) + error.what();
+    verdict.input_unavailable = true;
   } catch (const std::exception& error) {
     verdict = Verdict{};
     verdict.outcome = Outcome::error;

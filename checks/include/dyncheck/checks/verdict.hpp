@@ -163,6 +163,9 @@ struct Verdict {
   std::vector<std::string> notes;
   /// Where it went wrong, for ERROR.
   std::string error;
+  /// ERROR because an external input the claim needs (a data set, an optional component) is not
+  /// present (InputUnavailable); `error` then names what is missing and the command that provides it.
+  bool input_unavailable = false;
 
   std::uint64_t seed = 0;
   std::string budget;
@@ -187,5 +190,16 @@ class NonFiniteError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// Thrown by a claim whose external input (a data set, an optional component) is not present: the
+/// message names what is missing, where it was looked for, and the command that provides it. The
+/// verdict is ERROR (exit 3) with `input_unavailable` set and the message after the fixed prefix
+/// "input unavailable: ", which ctest's SKIP_REGULAR_EXPRESSION matches, so that a suite without the
+/// input shows the claim as skipped with its reason. A present but corrupted input is a plain ERROR.
+class InputUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+inline constexpr const char* input_unavailable_prefix = "input unavailable: ";
 
 }  // namespace dyncheck::checks

@@ -49,4 +49,13 @@ std::string plot_path(const std::string& claim_id, const std::string& plot_name)
 /// the check could not show the error it exists for.
 bool mutant_caught(const checks::Verdict& mutant_verdict);
 
+/// Whether a mutant's verdict other than FAIL is flagged ("not caught") at the budget it ran at: always
+/// for a mutant of the default kind (resolves_at ci), at every budget; for one declared to resolve only
+/// at full (MutantInfo::resolves_at), only at full.
+bool mutant_must_fail(const checks::MutantInfo& mutant, const checks::Verdict& mutant_verdict);
+
+/// What the report says of a claim whose numbers are machine-dependent (ClaimInfo::machine_dependent);
+/// empty for a claim whose numbers are the same on every machine.
+std::string reproducibility_note(const checks::ClaimInfo& info);
+
 }  // namespace dyncheck::reports

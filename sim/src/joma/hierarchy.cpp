@@ -128,6 +128,65 @@ std::vector<double> latent_indicators(const Hierarchy& hierarchy, int level, std
   return x;
 }
 
+namespace {
+
+bool holds(const Hierarchy& h, int c, int leaf) {
+  const auto& t = h.tokens[static_cast<std::size_t>(c)];
+  return std::find(t.begin(), t.end(), static_cast<std::int64_t>(leaf)) != t.end();
+}
+
+// The descendant leaves of latent k of level `level`.
+std::set<int> descendants(const Hierarchy& h, int level, int k) {
+  std::set<int> current{k};
+  for (int l = level; l >= 0; --l) {
+    std::set<int> next;
+    for (const int u : current) {
+      const auto& ch = h.children[static_cast<std::size_t>(l)][static_cast<std::size_t>(u)];
+      next.insert(ch.begin(), ch.end());
+    }
+    current = std::move(next);
+  }
+  return current;
+}
+
+}  // namespace
+
+double leaf_cooccurrence(const Hierarchy& hierarchy, int l, int m) {
+  for (const int leaf : {l, m}) {
+    if (leaf < 0 || leaf >= hierarchy.padding()) {
+      detail::throw_invalid_argument("leaf_cooccurrence", "leaves are 0..M-2", std::uint64_t(leaf));
+    }
+  }
+  int both = 0, with_m = 0;
+  for (int c = 0; c < hierarchy.classes(); ++c) {
+    if (!holds(hierarchy, c, m)) continue;
+    ++with_m;
+    both += holds(hierarchy, c, l) ? 1 : 0;
+  }
+  if (with_m == 0) detail::throw_invalid_argument("leaf_cooccurrence", "no class holds leaf m", std::uint64_t(m));
+  return static_cast<double>(both) / static_cast<double>(with_m);
+}
+
+int common_ancestor_level(const Hierarchy& hierarchy, int l, int m) {
+  for (int level = 0; level < hierarchy.levels(); ++level) {
+    for (int k = 0; k < hierarchy.spec.latents[static_cast<std::size_t>(level)]; ++k) {
+      const auto d = descendants(hierarchy, level, k);
+      if (d.count(l) != 0 && d.count(m) != 0) return level;
+    }
+  }
+  return -1;
+}
+
+std::vector<int> used_leaves(const Hierarchy& hierarchy) {
+  std::set<int> used;
+  for (const auto& t : hierarchy.tokens) {
+    for (const auto token : t) {
+      if (token != hierarchy.padding()) used.insert(static_cast<int>(token));
+    }
+  }
+  return {used.begin(), used.end()};
+}
+
 std::vector<double> best_correlations(std::span<const double> x, std::size_t k_count, std::span<const double> y,
                                       std::size_t h_count, bool zero_mean) {
   if (k_count == 0 || h_count == 0 || x.size() % k_count != 0 || y.size() % h_count != 0 ||

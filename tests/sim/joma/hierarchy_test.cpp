@@ -135,6 +135,38 @@ TEST(SimJomaHierarchy, RefusesImpossibleSpecsNamingTheField) {
   EXPECT_EQ(make_hierarchy({100, 30, {10, 120}, {3, 3}}, rng).children[1].size(), 120U);
 }
 
+TEST(SimJomaHierarchy, ExactCooccurrenceAndCommonAncestorLevelAgreeWithTheStructure) {
+  const Hierarchy h = paper_hierarchy(9);
+  const auto used = used_leaves(h);
+  ASSERT_FALSE(used.empty());
+  for (const int m : used) {
+    EXPECT_EQ(leaf_cooccurrence(h, m, m), 1.0);
+    for (const int l : used) {
+      // Counted by hand over the classes.
+      int both = 0, with_m = 0;
+      for (int c = 0; c < h.classes(); ++c) {
+        const auto leaves = descendant_leaves(h, c);
+        with_m += leaves.count(m) != 0 ? 1 : 0;
+        both += leaves.count(m) != 0 && leaves.count(l) != 0 ? 1 : 0;
+      }
+      EXPECT_EQ(leaf_cooccurrence(h, l, m), static_cast<double>(both) / with_m);
+      const int level = common_ancestor_level(h, l, m);
+      EXPECT_GE(level, -1);
+      EXPECT_LT(level, 3);
+      if (both > 0) {
+        EXPECT_GE(level, 0);  // a class holding both is a common ancestor at level 2 at the latest
+      }
+      if (level == -1) {
+        EXPECT_EQ(both, 0);
+      }
+    }
+  }
+  // Two leaves of one level-0 latent have their common ancestor at level 0.
+  const auto& first = h.children[0][0];
+  EXPECT_EQ(common_ancestor_level(h, first[0], first[1]), 0);
+  EXPECT_THROW((void)leaf_cooccurrence(h, 0, 99), std::invalid_argument);  // the padding token is no leaf
+}
+
 TEST(SimJomaHierarchy, BestCorrelationIsTheScriptsComputeCorrMaxedOverHiddenUnits) {
   // x: 4 samples x 2 latents; y: 4 samples x 3 hidden units.
   const std::vector<double> x{1, 0, 0, 1, 1, 1, 0, 0};

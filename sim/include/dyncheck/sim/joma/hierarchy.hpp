@@ -64,6 +64,17 @@ std::vector<std::int64_t> sequences(const Hierarchy& hierarchy, std::span<const 
 /// row-major [labels.size() x n_level].
 std::vector<double> latent_indicators(const Hierarchy& hierarchy, int level, std::span<const std::int64_t> labels);
 
+/// P(leaf l in the sequence | leaf m in the sequence) under uniform labels, exactly: the number of classes whose
+/// sequence holds both over the number that hold m. Throws std::invalid_argument when no class holds m.
+double leaf_cooccurrence(const Hierarchy& hierarchy, int l, int m);
+
+/// The lowest level k whose some latent has both leaves among its descendants (their closest common ancestor
+/// is at level k, k + 1 edges above the leaves); -1 when no latent of any level has both.
+int common_ancestor_level(const Hierarchy& hierarchy, int l, int m);
+
+/// The leaves that appear in some class's sequence, increasing.
+std::vector<int> used_leaves(const Hierarchy& hierarchy);
+
 /// The script's compute_corr followed by max over hidden units: for latent k (column of x, [n x k_count]) the
 /// largest over hidden units h (columns of y, [n x h_count]) of
 ///   <x_k, y_h> / ((|x_k| + 1e-9) (|y_h| + 1e-9)),

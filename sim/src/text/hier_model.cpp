@@ -1,12 +1,14 @@
 // Finds the Table 1 model's entry point in the libtorch plugin. The plugin itself is loaded (and, when it
-// cannot be, explained) by transformer_lm.cpp's loader through torch_unavailable(); this file then looks up
-// its own symbol in the already loaded library (dlopen with RTLD_NOLOAD on the same candidate paths).
+// cannot be, explained) by transformer_lm.cpp's loader through torch_unavailable(); this file then finds the
+// library that loader loaded among the process's objects (dl_iterate_phdr) and looks up its own symbol there.
 #include "dyncheck/sim/text/hier_model.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
-#include <cstdlib>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "dyncheck/sim/text/transformer_lm.hpp"
 #include "torch_hier_api.hpp"
@@ -14,29 +16,33 @@
 namespace dyncheck::sim::text {
 namespace {
 
-#ifndef DYNCHECK_TORCH_PLUGIN_BUILD
-#define DYNCHECK_TORCH_PLUGIN_BUILD ""
-#endif
-#ifndef DYNCHECK_TORCH_PLUGIN_INSTALL
-#define DYNCHECK_TORCH_PLUGIN_INSTALL ""
-#endif
+// The path of the loaded plugin: the object whose file name is libdyncheck_torch_lm.so (empty when none).
+std::string loaded_plugin_path() {
+  std::string found;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        const std::string_view name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        constexpr std::string_view file = "libdyncheck_torch_lm.so";
+        if (name.size() >= file.size() && name.substr(name.size() - file.size()) == file) {
+          *static_cast<std::string*>(out) = std::string(name);
+          return 1;
+        }
+        return 0;
+      },
+      &found);
+  return found;
+}
 
 const hier_plugin::Api& api() {
   if (const auto why = torch_unavailable()) throw std::runtime_error(*why);
-  static const hier_plugin::Api* const found = [] {
-    const char* env = std::getenv("DYNCHECK_TORCH_PLUGIN");
-    const bool from_env = env != nullptr && *env != '\0';
-    for (const char* path : {from_env ? env : "", DYNCHECK_TORCH_PLUGIN_BUILD, DYNCHECK_TORCH_PLUGIN_INSTALL}) {
-      if (*path == '\0') continue;
-      void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);  // only the library already loaded
-      if (handle == nullptr) continue;
-      using Entry = const hier_plugin::Api* (*)();
-      auto* entry = reinterpret_cast<Entry>(dlsym(handle, "dyncheck_torch_hier_api"));
-      const hier_plugin::Api* a = entry != nullptr ? entry() : nullptr;
-      if (a != nullptr && a->abi == hier_plugin::abi_version && a->train != nullptr) return a;
-      if (from_env) break;  // an explicit path is the only candidate, as for the language model
-    }
-    return static_cast<const hier_plugin::Api*>(nullptr);
+  static const hier_plugin::Api* const found = []() -> const hier_plugin::Api* {
+    const std::string path = loaded_plugin_path();
+    void* handle = path.empty() ? nullptr : dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (handle == nullptr) return nullptr;
+    using Entry = const hier_plugin::Api* (*)();
+    auto* entry = reinterpret_cast<Entry>(dlsym(handle, "dyncheck_torch_hier_api"));
+    const hier_plugin::Api* a = entry != nullptr ? entry() : nullptr;
+    return a != nullptr && a->abi == hier_plugin::abi_version && a->train != nullptr ? a : nullptr;
   }();
   if (found == nullptr) {
     throw std::runtime_error(

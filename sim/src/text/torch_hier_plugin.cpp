@@ -4,15 +4,15 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
+#include "parallel_runs.hpp"
 #include "torch_hier_api.hpp"
 
 namespace dyncheck::sim::text {
@@ -207,34 +207,8 @@ bool train_entry(const std::vector<HierModelData>& data, const std::vector<HierM
   static std::once_flag threads_set;
   std::call_once(threads_set, [] { torch::set_num_threads(1); });
   runs.assign(configs.size(), HierRun{});
-  std::vector<std::string> errors(configs.size());
-  std::vector<char> invalid(configs.size(), 0);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < configs.size(); i = next++) {
-      try {
-        runs[i] = train(data[i], configs[i]);
-      } catch (const std::invalid_argument& e) {
-        errors[i] = e.what();
-        invalid[i] = 1;
-      } catch (const std::exception& e) {
-        errors[i] = e.what();
-      }
-    }
-  };
-  const auto count = std::max<std::size_t>(1, std::min<std::size_t>(parallel, configs.size()));
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < count; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& thread : threads) thread.join();
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    if (!errors[i].empty()) {
-      error = errors[i];
-      invalid_argument = invalid[i] != 0;
-      return false;
-    }
-  }
-  return true;
+  return run_in_parallel(
+      configs.size(), parallel, [&](std::size_t i) { runs[i] = train(data[i], configs[i]); }, error, invalid_argument);
 }
 
 }  // namespace

@@ -271,7 +271,7 @@ class HbltCooccurrence final : public ClaimShape<Params, Settings, Measured, Pre
                     "M 100, L 30, latents (10, 20), 20 classes, p 3; {} hierarchies, exact co-occurrence under uniform "
                     "labels). The formula is stated for noisy channels; the generator's edges are deterministic "
                     "(rho = 1), where the formula predicts P(l | m) = 1 for every pair and every prior. Measured:\n\n"
-                    "| closest common ancestor | edges to each leaf H | ordered pairs | formula (rho = 1) | exact P(l | m), mean | min | max | effective rho from 1/2(1 + rho^(2H)) |\n"
+                    "| closest common ancestor | edges to each leaf H | ordered pairs | formula (rho = 1) | exact P(l given m), mean | min | max | effective rho from 1/2(1 + rho^(2H)) |\n"
                     "|---|---|---|---|---|---|---|---|",
                     m.table1_hierarchies);
     Curve table1 = Curve::points("Table 1 generator (deterministic; mean, min-max) at its formula value rho = 1");

@@ -22,6 +22,7 @@ std::unique_ptr<Claim> make_hblt_cooccurrence();                      // §7 cla
 std::unique_ptr<Claim> make_near_orthogonal_invariant_defect();       // issue #4
 std::unique_ptr<Claim> make_block_gradient_matches_theory();          // issue #10 §5
 std::unique_ptr<Claim> make_real_text_entropy_drop_then_bounce();     // §7 claim 10 on Brown (issue #15)
+std::unique_ptr<Claim> make_hierarchy_learned_bottom_up();           // §5 Table 1 (issue #18)
 
 inline void register_claims(Registry& registry) {
   registry.add(make_exp_invariant_exact_per_step());
@@ -36,6 +37,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_near_orthogonal_invariant_defect());
   registry.add(make_block_gradient_matches_theory());
   registry.add(make_real_text_entropy_drop_then_bounce());
+  registry.add(make_hierarchy_learned_bottom_up());
 }
 
 }  // namespace dyncheck::checks::joma

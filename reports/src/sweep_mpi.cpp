@@ -30,6 +30,16 @@ void check(int status, const char* what) {
   if (status != MPI_SUCCESS) throw std::runtime_error(fmt::format("MPI error in {}", what));
 }
 
+/// Receives the string message (a finished record, or "" for a first request) that `probe` found.
+std::string receive_probed(const MPI_Status& probe) {
+  int length = 0;
+  check(MPI_Get_count(&probe, MPI_CHAR, &length), "MPI_Get_count");
+  std::string payload(static_cast<std::size_t>(length), '\0');
+  check(MPI_Recv(payload.data(), length, MPI_CHAR, probe.MPI_SOURCE, tag_request, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Recv");
+  return payload;
+}
+
 /// The replicate exchange over one group's communicator: an allgather of byte strings.
 class MpiExchange final : public sim::ReplicateExchange {
  public:
@@ -119,13 +129,7 @@ void run_groups(const std::vector<std::uint64_t>& points, const Sweep& sweep, in
     for (int received = 1; received < groups; ++received) {
       MPI_Status probe;
       check(MPI_Probe(MPI_ANY_SOURCE, tag_request, MPI_COMM_WORLD, &probe), "MPI_Probe");
-      int length = 0;
-      check(MPI_Get_count(&probe, MPI_CHAR, &length), "MPI_Get_count");
-      std::string payload(static_cast<std::size_t>(length), '\0');
-      check(MPI_Recv(payload.data(), length, MPI_CHAR, probe.MPI_SOURCE, tag_request, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE),
-            "MPI_Recv");
-      journal->append(nlohmann::json::parse(payload));
+      journal->append(nlohmann::json::parse(receive_probed(probe)));
       if (progress) progress(journal->done_count(), sweep.size());
     }
   } else if (leader) {
@@ -273,12 +277,7 @@ void run_sweep(const Session& session, const Sweep& sweep, const std::filesystem
           std::this_thread::sleep_for(std::chrono::milliseconds(2));
           continue;
         }
-        int length = 0;
-        check(MPI_Get_count(&probe, MPI_CHAR, &length), "MPI_Get_count");
-        std::string payload(static_cast<std::size_t>(length), '\0');
-        check(MPI_Recv(payload.data(), length, MPI_CHAR, probe.MPI_SOURCE, tag_request, MPI_COMM_WORLD,
-                       MPI_STATUS_IGNORE),
-              "MPI_Recv");
+        const std::string payload = receive_probed(probe);
         if (!payload.empty()) {
           journal->append(nlohmann::json::parse(payload));
           if (progress) progress(journal->done_count(), total);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "dyncheck/checks/params.hpp"
 #include "dyncheck/reports/files.hpp"
@@ -107,6 +108,8 @@ void run_groups(const std::vector<std::uint64_t>& points, const Sweep& sweep, in
   nlohmann::json record;
   std::size_t exchanges = 0;
   std::size_t bytes = 0;
+  std::size_t unsplit = 0;
+  std::vector<std::string> unsplit_types;
   int members = 1;
   {
     MpiExchange exchange(comm);
@@ -115,6 +118,8 @@ void run_groups(const std::vector<std::uint64_t>& points, const Sweep& sweep, in
     exchanges = exchange.calls();
     bytes = exchange.bytes();
     members = exchange.size();
+    unsplit = exchange.unsplit_calls();
+    unsplit_types = exchange.unsplit_types();
   }
   check(MPI_Comm_free(&comm), "MPI_Comm_free");
   const bool leader = world_rank < groups;
@@ -124,6 +129,10 @@ void run_groups(const std::vector<std::uint64_t>& points, const Sweep& sweep, in
                "in {} exchange{} ({} bytes)\n",
                groups, groups == 1 ? "" : "s", mpi_size(), points[0], members, members == 1 ? "" : "s", exchanges,
                exchanges == 1 ? "" : "s", bytes);
+    if (unsplit > 0) {
+      fmt::print("  {} replicate call{} computed whole by every member (no ReplicateCodec for {})\n", unsplit,
+                 unsplit == 1 ? "" : "s", fmt::join(unsplit_types, "; "));
+    }
     journal->append(record);
     if (progress) progress(journal->done_count(), sweep.size());
     for (int received = 1; received < groups; ++received) {

@@ -3,8 +3,12 @@
 
 #include "dyncheck/sim/replicates.hpp"
 
+#include <cxxabi.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <memory>
 #include <string_view>
 #include <thread>
 
@@ -30,6 +34,17 @@ thread_local ReplicateExchange* installed_exchange = nullptr;
 }  // namespace
 
 ReplicateExchange* current_replicate_exchange() { return installed_exchange; }
+
+void ReplicateExchange::note_unsplit(const std::type_info& result_type) {
+  ++unsplit_calls_;
+  int status = 0;
+  const std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(result_type.name(), nullptr, nullptr, &status), std::free);
+  std::string name = status == 0 && demangled ? demangled.get() : result_type.name();
+  if (std::find(unsplit_types_.begin(), unsplit_types_.end(), name) == unsplit_types_.end()) {
+    unsplit_types_.push_back(std::move(name));
+  }
+}
 
 ScopedReplicateExchange::ScopedReplicateExchange(ReplicateExchange* exchange) : previous_(installed_exchange) {
   installed_exchange = exchange;

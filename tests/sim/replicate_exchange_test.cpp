@@ -179,6 +179,10 @@ TEST(SimReplicateExchange, ResultsWithoutACodecAreComputedByEveryMember) {
     });
     EXPECT_EQ(r[5].value, 5.0);
     calls[static_cast<std::size_t>(me.rank())] = me.calls;
+    // Counted and named, so that the sweep can say which calls were not split.
+    EXPECT_EQ(me.unsplit_calls(), 1U);
+    ASSERT_EQ(me.unsplit_types().size(), 1U);
+    EXPECT_NE(me.unsplit_types()[0].find("Opaque"), std::string::npos) << me.unsplit_types()[0];
   });
   EXPECT_EQ(computed.load(), 12);
   EXPECT_EQ(calls[0], 0);

@@ -29,6 +29,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,17 @@ class ReplicateExchange {
   virtual int rank() const = 0;
   /// Collective: every member passes its bytes; every member gets all members' bytes in rank order.
   virtual std::vector<std::string> allgather(const std::string& mine) = 0;
+
+  /// Calls at depth 0 that every member computed whole because their result type has no codec
+  /// (correct, only not faster), and those result types (demangled, each once, first-seen order):
+  /// the sweep prints them, so that a claim worth splitting can be opted in.
+  std::size_t unsplit_calls() const { return unsplit_calls_; }
+  const std::vector<std::string>& unsplit_types() const { return unsplit_types_; }
+  void note_unsplit(const std::type_info& result_type);
+
+ private:
+  std::size_t unsplit_calls_ = 0;
+  std::vector<std::string> unsplit_types_;
 };
 
 /// The exchange installed on this thread, or nullptr.

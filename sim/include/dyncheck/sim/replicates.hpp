@@ -184,10 +184,12 @@ auto run_replicates(const ReplicateOptions& options, F&& f)
     -> std::vector<std::invoke_result_t<F&, std::size_t, Rng&>> {
   // A void f fails in the return type above; use for_each_replicate for that.
   using Result = std::invoke_result_t<F&, std::size_t, Rng&>;
-  if constexpr (ReplicateExchangeable<Result> && std::is_default_constructible_v<Result>) {
-    ReplicateExchange* exchange = current_replicate_exchange();
-    if (exchange != nullptr && exchange->size() > 1 && detail::replicate_depth() == 0) {
+  if (ReplicateExchange* exchange = current_replicate_exchange();
+      exchange != nullptr && exchange->size() > 1 && detail::replicate_depth() == 0) {
+    if constexpr (ReplicateExchangeable<Result> && std::is_default_constructible_v<Result>) {
       return detail::run_replicates_exchanged(options, *exchange, f);
+    } else {
+      exchange->note_unsplit(typeid(Result));
     }
   }
   return detail::run_replicate_indices(options, options.replicates, options.replicates,

@@ -32,6 +32,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "claims.hpp"
 #include "quantiles.hpp"
@@ -170,8 +171,9 @@ struct Case {
 };
 
 struct ToyResult {
-  double H_min, H_end;
+  double H_min = 0, H_end = 0;
   std::vector<double> H;
+  auto exchange_fields() { return std::tie(H_min, H_end, H); }  // sim::ReplicateExchange (issue #16)
 };
 
 struct Measured {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <tuple>
 
 #include "dyncheck/checks/params.hpp"
 #include "dyncheck/sim/joma/data.hpp"
@@ -48,6 +49,8 @@ struct IdentitySnapshot {
   Eigen::VectorXd squared_v_steps;  ///< S_t = sum_{s<t} sum_k (Delta v_{k,s})^2, per token
   Eigen::VectorXd squared_z_steps;  ///< Z_t = sum_{s<t} (Delta z_s)^2, per token
   double roundoff_bound = 0;        ///< the a-priori round-off bound of the identity up to this step
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the runs; issue #16).
+  auto exchange_fields() { return std::tie(step, z, V, squared_v_steps, squared_z_steps, roundoff_bound); }
 };
 
 struct IdentityRun {
@@ -65,6 +68,11 @@ struct IdentityRun {
   /// (exp attention with max z/T > 50, |z| or |W| > 1e8, or a step that overflowed: the blow-up of the
   /// unbounded linear loss, claim 5); -1 when it ran all its steps.
   long long stopped_at = -1;
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the runs; issue #16).
+  auto exchange_fields() {
+    return std::tie(worst_residual, roundoff_bound, max_abs_z, final_defect, final_balance, mean_abs_cosine, times,
+                    correlation, z_final, z_hat_final, snapshots, stopped_at);
+  }
 };
 
 /// Kernel-dependent constants: κ_z = η_z/(η_w T) for exp, ρ = η_z/η_w for linear.

@@ -84,6 +84,11 @@ struct Run {
   /// E-A4 with a softmax teacher (same teacher weights, same inputs): the same-kernel softmax student and the
   /// cross-kernel Gaussian student (reported only)
   double f0_soft_on_soft = 0, fT_soft_on_soft = 0, f0_gauss_on_soft = 0, fT_gauss_on_soft = 0;
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the runs; issue #16).
+  auto exchange_fields() {
+    return std::tie(V, Y, f0_soft, fT_soft, rounding_soft, f0_gauss, fT_gauss, f0_soft_on_soft, fT_soft_on_soft,
+                    f0_gauss_on_soft, fT_gauss_on_soft);
+  }
 };
 
 struct Measured {

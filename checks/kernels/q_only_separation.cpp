@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -92,6 +93,10 @@ struct Run {
   std::vector<Eigen::VectorXd> u, t;  ///< values u_ib = x_ib'w and targets t_ia, per sample
   double f0_soft = 0, fT_soft = 0, f0_gauss = 0, fT_gauss = 0, rounding_soft = 0;
   std::vector<double> curve_soft, curve_gauss;  ///< f at 0, 1, 2, 4, ... steps
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the runs; issue #16).
+  auto exchange_fields() {
+    return std::tie(u, t, f0_soft, fT_soft, f0_gauss, fT_gauss, rounding_soft, curve_soft, curve_gauss);
+  }
 };
 
 struct Measured {

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -118,6 +119,10 @@ struct Run {
   Eigen::MatrixXd w, WK, WQ;  ///< the instance and the student's start (for lambda_V, lambda_Q)
   std::vector<Eigen::VectorXd> u, t;
   double f0_soft = 0, fT_soft = 0, f0_gauss = 0, fT_gauss = 0, rounding_soft = 0;
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the runs; issue #16).
+  auto exchange_fields() {
+    return std::tie(grid, cell, x, s_K_factor, X, w, WK, WQ, u, t, f0_soft, fT_soft, f0_gauss, fT_gauss, rounding_soft);
+  }
 };
 
 struct Measured {

@@ -87,6 +87,7 @@
 #include <limits>
 #include <string>
 #include <vector>
+#include <tuple>
 
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -226,6 +227,11 @@ struct Trace {
   long long switch_step = 0;  ///< proximal: the first stage-2 step (0: none)
   std::uint64_t stream_check = 0;  ///< the generator's next number after the run
   long long steps_done = 0;  ///< steps taken (a run that blows up stops early)
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the runs; issue #16).
+  auto exchange_fields() {
+    return std::tie(attention, value, diverged, loss_start, loss_end, loss_best, attention_abs_sum, attention_sq_sum,
+                    exact_zeros, switch_step, stream_check, steps_done);
+  }
 };
 
 /// The loss criterion of a set of runs of one method and step (pilots or compared runs): their population loss

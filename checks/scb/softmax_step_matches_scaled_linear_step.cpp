@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "dyncheck/portable/math.hpp"
 #include "dyncheck/checks/experiment.hpp"
@@ -75,6 +76,10 @@ struct Replicate {
   std::vector<int> touched;
   std::vector<double> bound, epsilon, omega, a_max;  ///< per touched column
   double V_discrepancy = 0, V_step = 0, V_rounding = 0;
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the replicates; issue #16).
+  auto exchange_fields() {
+    return std::tie(A0, A_soft, gamma, touched, bound, epsilon, omega, a_max, V_discrepancy, V_step, V_rounding);
+  }
 };
 
 struct Measured {

@@ -65,6 +65,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -229,6 +230,7 @@ double truncated_square_excess(double z) {
 /// Σ_k ‖a_k/1ᵀa_k − q_k‖² and ‖V diag(1ᵀV)⁻¹ − P‖_F of a model (normalised copy).
 struct StageTwoError {
   double attention_sq = 0, value = 0, min_mass = 0, alpha = 0;
+  auto exchange_fields() { return std::tie(attention_sq, value, min_mass, alpha); }  // sim::ReplicateExchange
 };
 
 StageTwoError stage_two_error(const sim::scb::Instance& instance, sim::scb::LinearModel model) {

@@ -34,6 +34,7 @@
 #include <limits>
 #include <string>
 #include <vector>
+#include <tuple>
 
 #include "claims.hpp"
 #include "adam_runs.hpp"
@@ -87,6 +88,8 @@ struct Seed {
   double value_contrast = 0, gram_contrast = 0;
   Eigen::MatrixXd value_map;  ///< M on the words (V x V)
   std::vector<double> contrast_curve;
+  /// Every field, for sim::ReplicateExchange (an MPI group splits the seeds; issue #16).
+  auto exchange_fields() { return std::tie(value_contrast, gram_contrast, value_map, contrast_curve); }
 };
 
 struct Measured {

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <string>
 #include <vector>
+#include <tuple>
 
 #include "common.hpp"
 #include "dyncheck/checks/claim.hpp"
@@ -94,6 +95,7 @@ struct Stage1SgdSetup {
 struct Stage1SgdRun {
   std::vector<std::array<double, 4>> checkpoint_means;
   Eigen::MatrixXd average;
+  auto exchange_fields() { return std::tie(checkpoint_means, average); }  // sim::ReplicateExchange (issue #16)
 };
 
 /// R independent runs (streams "<claim>/<experiment>") of plain minibatch SGD from W^V = 0 on the one-layer model

@@ -31,6 +31,7 @@
 #include <limits>
 #include <string>
 #include <vector>
+#include <tuple>
 
 #include "claims.hpp"
 #include "adam_runs.hpp"
@@ -88,6 +89,7 @@ struct Run {
   std::vector<long long> step;
   std::vector<double> contrast, attention;
   long long t_V = -1, t_A = -1;
+  auto exchange_fields() { return std::tie(step, contrast, attention, t_V, t_A); }  // sim::ReplicateExchange
 };
 
 struct Measured {

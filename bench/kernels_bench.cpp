@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "dyncheck/sim/kernels/attention.hpp"
+#include "dyncheck/sim/kernels/products.hpp"
 #include "python_script.hpp"
 #include "dyncheck/sim/random/rng.hpp"
 
@@ -53,7 +54,8 @@ namespace sk = sim::kernels;
 
 constexpr std::array<std::array<int, 3>, 2> kConfigs{{{4, 4, 16}, {64, 32, 64}}};
 
-void gd_step(benchmark::State& state, sk::Kernel kernel, int N, int n, int d) {
+void gd_step(benchmark::State& state, sk::SimdPath path, sk::Kernel kernel, int N, int n, int d) {
+  sk::use_simd_path(path);
   sim::Rng rng = sim::derive_stream(20261122U, "kernels_bench", 0);
   sk::Data data;
   data.X = sk::gaussian_inputs(rng, N, n, d);
@@ -70,8 +72,36 @@ void gd_step(benchmark::State& state, sk::Kernel kernel, int N, int n, int d) {
   state.SetItemsProcessed(state.iterations());
 }
 
-std::string name(const char* kernel, int N, int n, int d) {
-  return std::string("BM_kernels_step/") + kernel + "/" + std::to_string(N) + "/" + std::to_string(n) + "/" + std::to_string(d);
+/// B products (m x k) times (k x n) through the fixed-order kernel; items are flops (2 B m k n per iteration).
+void product_rate(benchmark::State& state, sk::SimdPath path, int B, int m, int k, int n) {
+  sim::Rng rng = sim::derive_stream(20261122U, "kernels_bench_product", 0);
+  std::vector<Eigen::MatrixXd> A;
+  for (int b = 0; b < B; ++b) A.push_back(sk::gaussian_matrix(rng, m, k, 1.0));
+  const Eigen::MatrixXd W = sk::gaussian_matrix(rng, k, n, 1.0);
+  Eigen::MatrixXd C(m, n);
+  for (auto _ : state) {
+    for (int b = 0; b < B; ++b) {
+      sk::fixed_order::product(path, false, m, n, k, A[static_cast<std::size_t>(b)].data(), m, W.data(), 1, k,
+                               C.data(), m);
+      benchmark::DoNotOptimize(C.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 2LL * B * m * k * n);
+}
+
+std::string name(sk::SimdPath path, const char* kernel, int N, int n, int d) {
+  return std::string("BM_kernels_step/") + sk::simd_path_name(path) + "/" + kernel + "/" + std::to_string(N) + "/" +
+         std::to_string(n) + "/" + std::to_string(d);
+}
+
+constexpr std::array<std::array<int, 4>, 2> kProducts{{{64, 32, 64, 64}, {1, 256, 256, 256}}};
+
+std::string shape(const std::array<int, 4>& p) {
+  return std::to_string(p[0]) + "x" + std::to_string(p[1]) + "x" + std::to_string(p[2]) + "x" + std::to_string(p[3]);
+}
+
+std::string product_name(sk::SimdPath path, const std::array<int, 4>& p) {
+  return std::string("BM_kernels_product/") + sk::simd_path_name(path) + "/" + shape(p);
 }
 
 class RecordingReporter : public benchmark::ConsoleReporter {
@@ -96,14 +126,24 @@ class RecordingReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> medians_, singles_;
 };
 
-/// (kernel, N, n, d) -> seconds per step, from the script's JSON rows.
-std::map<std::tuple<std::string, int, int, int>, double> run_torch(const std::string& script, double min_time) {
-  std::map<std::tuple<std::string, int, int, int>, double> seconds;
-  for (const bench::ScriptRow& row : bench::run_python_script(script, "--min-time " + std::to_string(min_time))) {
-    if (!row.has("seconds_per_step")) continue;
-    seconds[{row.string("kernel"), row.integer("N"), row.integer("n"), row.integer("d")}] = row.number("seconds_per_step");
+struct TorchRows {
+  std::map<std::tuple<std::string, int, int, int>, double> seconds;  ///< (kernel, N, n, d) -> seconds per step
+  std::map<std::string, double> gflops;                              ///< "BxMxKxN" -> torch.matmul GFLOP/s
+};
+
+TorchRows run_torch(const std::string& script, double min_time) {
+  TorchRows rows;
+  std::string matmul;
+  for (const auto& p : kProducts) matmul += (matmul.empty() ? "" : ",") + shape(p);
+  for (const bench::ScriptRow& row :
+       bench::run_python_script(script, "--min-time " + std::to_string(min_time) + " --matmul " + matmul)) {
+    if (row.has("seconds_per_step")) {
+      rows.seconds[{row.string("kernel"), row.integer("N"), row.integer("n"), row.integer("d")}] = row.number("seconds_per_step");
+    } else if (row.has("gflops")) {
+      rows.gflops[row.string("matmul")] = row.number("gflops");
+    }
   }
-  return seconds;
+  return rows;
 }
 
 }  // namespace
@@ -125,41 +165,64 @@ int main(int argc, char** argv) {
       args.push_back(argv[i]);
     }
   }
+  const std::vector<sk::SimdPath> paths = sk::available_simd_paths();
   for (const auto& [N, n, d] : kConfigs) {
-    benchmark::RegisterBenchmark(name("softmax", N, n, d).c_str(), gd_step, sk::Kernel::softmax, N, n, d);
-    benchmark::RegisterBenchmark(name("gaussian", N, n, d).c_str(), gd_step, sk::Kernel::gaussian, N, n, d);
+    for (const sk::SimdPath path : paths) {
+      benchmark::RegisterBenchmark(name(path, "softmax", N, n, d).c_str(), gd_step, path, sk::Kernel::softmax, N, n, d);
+      benchmark::RegisterBenchmark(name(path, "gaussian", N, n, d).c_str(), gd_step, path, sk::Kernel::gaussian, N, n, d);
+    }
+  }
+  for (const auto& p : kProducts) {
+    for (const sk::SimdPath path : paths) {
+      benchmark::RegisterBenchmark(product_name(path, p).c_str(), product_rate, path, p[0], p[1], p[2], p[3]);
+    }
   }
   int new_argc = static_cast<int>(args.size());
   benchmark::Initialize(&new_argc, args.data());
   RecordingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
-  std::map<std::tuple<std::string, int, int, int>, double> torch;
+  TorchRows torch;
   int status = 0;
   if (with_torch) {
     torch = bench::script_side_or_report("dyncheck_kernels_bench", status, [&] { return run_torch(script, torch_min_time); });
   }
   auto torch_us = [&](const std::string& kernel, int N, int n, int d) {
-    const auto t = torch.find({kernel, N, n, d});
-    return t != torch.end() ? 1e6 * t->second : 0.0;
+    const auto t = torch.seconds.find({kernel, N, n, d});
+    return t != torch.seconds.end() ? 1e6 * t->second : 0.0;
   };
+  const sk::SimdPath widest = paths.back();
   std::printf("\nOne full-batch GD step (W^Q, W^K, W^V trained, W^O = I_d, H = 1, double); microseconds of CPU time per "
-              "step (lower is better)\n");
-  std::printf("%-9s %4s %4s %4s | %12s | %12s %12s | %8s %10s\n", "kernel", "N", "n", "d", "C++", "PyTorch", "(cdist)",
-              "ratio", "target");
+              "step (lower is better); C++ on the %s path (the portable path: the same bits, on CPUs without AVX2)\n",
+              sk::simd_path_name(widest));
+  std::printf("%-9s %4s %4s %4s | %12s %12s | %12s %12s | %8s %10s\n", "kernel", "N", "n", "d", "C++", "(portable)",
+              "PyTorch", "(cdist)", "ratio", "target");
   for (const auto& [N, n, d] : kConfigs) {
     for (const char* kernel : {"softmax", "gaussian"}) {
-      const double rate = reporter.rate(name(kernel, N, n, d));
+      const double rate = reporter.rate(name(widest, kernel, N, n, d));
       const double cpp = rate > 0 ? 1e6 / rate : 0.0;
+      const double portable_rate = reporter.rate(name(sk::SimdPath::portable, kernel, N, n, d));
+      const double portable = portable_rate > 0 ? 1e6 / portable_rate : 0.0;
       const double direct = torch_us(kernel, N, n, d);
       const double cdist = std::string(kernel) == "gaussian" ? torch_us("gaussian_cdist", N, n, d) : 0.0;
       const double best = cdist > 0 && (direct <= 0 || cdist < direct) ? cdist : direct;
-      std::printf("%-9s %4d %4d %4d | %12.4g | %12.4g %12s | %8.3g %10s\n", kernel, N, n, d, cpp, direct,
+      std::printf("%-9s %4d %4d %4d | %12.4g %12.4g | %12.4g %12s | %8.3g %10s\n", kernel, N, n, d, cpp, portable, direct,
                   cdist > 0 ? std::to_string(cdist).substr(0, 10).c_str() : "-", cpp > 0 && best > 0 ? best / cpp : 0.0,
                   N == 4 ? ">= 20x" : ">= 2x");
     }
   }
   std::printf("ratio = the faster PyTorch variant / C++ (both CPU time of one thread); (cdist) = the Gaussian step with\n"
               "torch.cdist(Q, K)^2 instead of the direct difference (fewer operations, but the norm expansion cancels).\n");
+  std::printf("\nProducts alone, GFLOP/s (2 B m k n per call of B products (m x k)(k x n)): the fixed-order kernel\n"
+              "(sim/kernels/products.hpp) against torch.matmul (OpenBLAS, its own blocking, FMA and run-time ISA)\n");
+  std::printf("%-18s |", "B x m x k x n");
+  for (const sk::SimdPath path : paths) std::printf(" %12s", sk::simd_path_name(path));
+  std::printf(" | %12s\n", "torch.matmul");
+  for (const auto& p : kProducts) {
+    std::printf("%-18s |", shape(p).c_str());
+    for (const sk::SimdPath path : paths) std::printf(" %12.3g", reporter.rate(product_name(path, p)) / 1e9);
+    const auto t = torch.gflops.find(shape(p));
+    std::printf(" | %12.3g\n", t != torch.gflops.end() ? t->second : 0.0);
+  }
   return status;
 }

@@ -8,7 +8,7 @@
 #include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/detail/throw_invalid_argument.hpp"
 #include "dyncheck/sim/random/fill_standard_normal.hpp"
-#include "products.hpp"
+#include "dyncheck/sim/kernels/products.hpp"
 
 namespace dyncheck::sim::kernels {
 namespace {

@@ -1,10 +1,11 @@
 // Fixed-order dense products of sim/kernels (products.hpp): a portable path and an AVX2 path built from the
-// same source. The kernel bodies are always_inline templates on GCC vector extensions (four doubles: two SSE2
-// registers on the portable path, one AVX register on the AVX2 path); element-wise multiplies and adds only,
+// same source. The kernel bodies are always_inline templates on GCC vector extensions (two doubles, an SSE2
+// register, on the portable path; four, an AVX register, on the AVX2 path: only how many entries are done at
+// once differs); element-wise multiplies and adds only,
 // nothing an FMA could contract, and the library is built with -ffp-contract=off anyway. Both paths call the
 // same bodies, so every entry sees the same operations in the same order.
 
-#include "products.hpp"
+#include "dyncheck/sim/kernels/products.hpp"
 
 #include <cstring>
 #include <stdexcept>
@@ -24,28 +25,39 @@ namespace dyncheck::sim::kernels {
 namespace fixed_order {
 namespace {
 
-// Four doubles; passed by reference only (a by-value vector argument would change the ABI between paths).
+// Two doubles (an SSE2 register: the portable path) and four (an AVX register: the AVX2 path); passed by
+// reference only (a by-value vector argument would change the ABI between paths).
+typedef double v2d __attribute__((vector_size(16)));
 typedef double v4d __attribute__((vector_size(32)));
 
-DYNCHECK_KERNELS_INLINE void load4(v4d& v, const double* p) { std::memcpy(&v, p, sizeof v); }
-DYNCHECK_KERNELS_INLINE void store4(double* p, const v4d& v) { std::memcpy(p, &v, sizeof v); }
+template <typename V>
+constexpr int lanes = static_cast<int>(sizeof(V) / sizeof(double));
 
-/// Rows [4R) x columns [Cols) of C, the inner index left to right.
-template <int R, int Cols>
+template <typename V>
+DYNCHECK_KERNELS_INLINE void load(V& v, const double* p) {
+  std::memcpy(&v, p, sizeof v);
+}
+template <typename V>
+DYNCHECK_KERNELS_INLINE void store(double* p, const V& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+/// Rows [R W) x columns [Cols) of C (W = the lanes of V), the inner index left to right.
+template <typename V, int R, int Cols>
 DYNCHECK_KERNELS_INLINE void block(bool accumulate, int K, const double* A, std::ptrdiff_t lda, const double* B,
                                    std::ptrdiff_t bk, std::ptrdiff_t bj, double* C, std::ptrdiff_t ldc) {
-  v4d c[R][Cols];
+  V c[R][Cols];
   int k = 0;
   if (accumulate) {
     #pragma GCC unroll 8
     for (int j = 0; j < Cols; ++j) {
       #pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) load4(c[r][j], C + 4 * r + j * ldc);
+      for (int r = 0; r < R; ++r) load(c[r][j], C + lanes<V> * r + j * ldc);
     }
   } else {
-    v4d a[R];
+    V a[R];
     #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) load4(a[r], A + 4 * r);
+    for (int r = 0; r < R; ++r) load(a[r], A + lanes<V> * r);
     #pragma GCC unroll 8
     for (int j = 0; j < Cols; ++j) {
       const double b = B[j * bj];
@@ -55,9 +67,9 @@ DYNCHECK_KERNELS_INLINE void block(bool accumulate, int K, const double* A, std:
     k = 1;
   }
   for (; k < K; ++k) {
-    v4d a[R];
+    V a[R];
     #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) load4(a[r], A + 4 * r + k * lda);
+    for (int r = 0; r < R; ++r) load(a[r], A + lanes<V> * r + k * lda);
     const double* b = B + k * bk;
     #pragma GCC unroll 8
     for (int j = 0; j < Cols; ++j) {
@@ -69,25 +81,25 @@ DYNCHECK_KERNELS_INLINE void block(bool accumulate, int K, const double* A, std:
   #pragma GCC unroll 8
   for (int j = 0; j < Cols; ++j) {
     #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) store4(C + 4 * r + j * ldc, c[r][j]);
+    for (int r = 0; r < R; ++r) store(C + lanes<V> * r + j * ldc, c[r][j]);
   }
 }
 
-template <int R>
+template <typename V, int R>
 DYNCHECK_KERNELS_INLINE void row_block(bool accumulate, int n, int K, const double* A, std::ptrdiff_t lda,
                                        const double* B, std::ptrdiff_t bk, std::ptrdiff_t bj, double* C,
                                        std::ptrdiff_t ldc) {
   int j = 0;
-  for (; j + 4 <= n; j += 4) block<R, 4>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
+  for (; j + 4 <= n; j += 4) block<V, R, 4>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
   switch (n - j) {
     case 3:
-      block<R, 3>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
+      block<V, R, 3>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
       break;
     case 2:
-      block<R, 2>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
+      block<V, R, 2>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
       break;
     case 1:
-      block<R, 1>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
+      block<V, R, 1>(accumulate, K, A, lda, B + j * bj, bk, bj, C + j * ldc, ldc);
       break;
     default:
       break;
@@ -114,34 +126,36 @@ DYNCHECK_KERNELS_INLINE void rows_scalar(bool accumulate, int i0, int m, int n, 
   }
 }
 
-/// MaxR: the most vectors of four rows per block (registers: 2 x 4 accumulators fit AVX's 16 registers, not
-/// SSE2's, where a v4d takes two).
-template <int MaxR>
+/// V: the vector type; MaxR: the most vectors of rows per block (2 x 4 accumulators fill 8 of the 16 registers).
+template <typename V, int MaxR>
 DYNCHECK_KERNELS_INLINE void product_body(bool accumulate, int m, int n, int K, const double* A, std::ptrdiff_t lda,
                                           const double* B, std::ptrdiff_t bk, std::ptrdiff_t bj, double* C,
                                           std::ptrdiff_t ldc) {
+  constexpr int W = lanes<V>;
   int i = 0;
   if constexpr (MaxR >= 2) {
-    for (; i + 8 <= m; i += 8) row_block<2>(accumulate, n, K, A + i, lda, B, bk, bj, C + i, ldc);
+    for (; i + 2 * W <= m; i += 2 * W) row_block<V, 2>(accumulate, n, K, A + i, lda, B, bk, bj, C + i, ldc);
   }
-  for (; i + 4 <= m; i += 4) row_block<1>(accumulate, n, K, A + i, lda, B, bk, bj, C + i, ldc);
+  for (; i + W <= m; i += W) row_block<V, 1>(accumulate, n, K, A + i, lda, B, bk, bj, C + i, ldc);
   if (i < m) rows_scalar(accumulate, i, m, n, K, A, lda, B, bk, bj, C, ldc);
 }
 
+template <typename V>
 DYNCHECK_KERNELS_INLINE void squared_distances_body(int n, int p, const double* Q, std::ptrdiff_t ldq,
                                                     const double* K, std::ptrdiff_t ldk, double* L,
                                                     std::ptrdiff_t ldl) {
+  constexpr int W = lanes<V>;
   for (int b = 0; b < n; ++b) {
     int a = 0;
-    for (; a + 4 <= n; a += 4) {
-      v4d s = {0.0, 0.0, 0.0, 0.0};
+    for (; a + W <= n; a += W) {
+      V s = {};
       for (int j = 0; j < p; ++j) {
-        v4d q;
-        load4(q, Q + a + j * ldq);
-        const v4d diff = q - K[b + j * ldk];
+        V q;
+        load(q, Q + a + j * ldq);
+        const V diff = q - K[b + j * ldk];
         s += diff * diff;
       }
-      store4(L + a + b * ldl, s);
+      store(L + a + b * ldl, s);
     }
     for (; a < n; ++a) {
       double s = 0;
@@ -156,25 +170,25 @@ DYNCHECK_KERNELS_INLINE void squared_distances_body(int n, int p, const double* 
 
 void product_portable(bool accumulate, int m, int n, int K, const double* A, std::ptrdiff_t lda, const double* B,
                       std::ptrdiff_t bk, std::ptrdiff_t bj, double* C, std::ptrdiff_t ldc) {
-  product_body<1>(accumulate, m, n, K, A, lda, B, bk, bj, C, ldc);
+  product_body<v2d, 2>(accumulate, m, n, K, A, lda, B, bk, bj, C, ldc);
 }
 
 void squared_distances_portable(int n, int p, const double* Q, std::ptrdiff_t ldq, const double* K,
                                 std::ptrdiff_t ldk, double* L, std::ptrdiff_t ldl) {
-  squared_distances_body(n, p, Q, ldq, K, ldk, L, ldl);
+  squared_distances_body<v2d>(n, p, Q, ldq, K, ldk, L, ldl);
 }
 
 #if DYNCHECK_KERNELS_X86_PATHS
 __attribute__((target("avx2"))) void product_avx2(bool accumulate, int m, int n, int K, const double* A,
                                                   std::ptrdiff_t lda, const double* B, std::ptrdiff_t bk,
                                                   std::ptrdiff_t bj, double* C, std::ptrdiff_t ldc) {
-  product_body<2>(accumulate, m, n, K, A, lda, B, bk, bj, C, ldc);
+  product_body<v4d, 2>(accumulate, m, n, K, A, lda, B, bk, bj, C, ldc);
 }
 
 __attribute__((target("avx2"))) void squared_distances_avx2(int n, int p, const double* Q, std::ptrdiff_t ldq,
                                                             const double* K, std::ptrdiff_t ldk, double* L,
                                                             std::ptrdiff_t ldl) {
-  squared_distances_body(n, p, Q, ldq, K, ldk, L, ldl);
+  squared_distances_body<v4d>(n, p, Q, ldq, K, ldk, L, ldl);
 }
 #endif
 

@@ -227,7 +227,7 @@ bool same_bits(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 /// A B with every entry summed left to right over the inner index, starting at the first product: the order
-/// attention.hpp promises (sim/src/kernels/products.hpp).
+/// attention.hpp promises (dyncheck/sim/kernels/products.hpp).
 Eigen::MatrixXd left_to_right(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   Eigen::MatrixXd C(A.rows(), B.cols());
   for (Eigen::Index i = 0; i < A.rows(); ++i) {

@@ -11,7 +11,7 @@
 // Log-kernels are direct differences (|q_a - k_b|^2 summed coordinate by coordinate, never the
 // norm expansion |q|^2 + |k|^2 - 2q'k, which cancels catastrophically). exp through
 // dyncheck::portable; products and sums of squares through the library's own fixed-order kernels
-// (sim/src/kernels/products.hpp: every entry summed left to right over the inner index, whatever the sizes,
+// (dyncheck/sim/kernels/products.hpp: every entry summed left to right over the inner index, whatever the sizes,
 // the vector width or the CPU), with a portable and an AVX2 path that give the same bits.
 // The gradient is reverse mode (backpropagation), written from the chain rule independently of
 // theory/kernels (which computes Jacobian-vector products in forward mode).

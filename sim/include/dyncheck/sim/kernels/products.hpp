@@ -1,5 +1,5 @@
 #pragma once
-// Fixed-order dense products and reductions of sim/kernels (private to the library).
+// Fixed-order dense products and reductions of sim/kernels (used by attention.cpp; public for the bench and tests).
 //
 // Every entry of a product is summed left to right over the inner index, each product rounded before its
 // addition (the library is built with -ffp-contract=off, and the SIMD paths use separate multiplies and adds):

@@ -3,9 +3,12 @@
 // softmax and the Gaussian kernel, side by side with the same step in PyTorch 1.13 (CPU, one thread, batched
 // over the samples as (N, n, d) tensors, autograd; bench/kernels_step_torch.py, run by this program).
 //
-// Benchmarks: BM_kernels_step/<kernel>/N/n/d for (N, n, d) in {(4, 4, 16), (64, 32, 64)} (issue #13 "Scale
-// and speed"); items are steps. Times are CPU time of the single-threaded process on both sides (the
-// PyTorch script uses time.process_time), since the machine is shared and wall time is inflated by other jobs.
+// Benchmarks: BM_kernels_step/<path>/<kernel>/N/n/d for (N, n, d) in {(4, 4, 16), (64, 32, 64)} (issue #13 "Scale
+// and speed") and every SIMD path this CPU runs (portable, avx2: the same bits, sim/kernels/products.hpp); items are
+// steps. BM_kernels_product/<path>/BxMxKxN: B products (m x k)(k x n) through the fixed-order kernel alone; items are
+// flops, printed as GFLOP/s next to torch.matmul's (OpenBLAS) on the same shapes. Times are CPU time of the
+// single-threaded process on both sides (the PyTorch script uses time.process_time), since the machine is shared and
+// wall time is inflated by other jobs.
 // The PyTorch Gaussian step is timed twice: with the squared distance as a direct difference (the same numerics
 // as the C++, specs/kernels.md A.2), and with torch.cdist(Q, K)^2 (what a PyTorch user may write; it expands
 // the norm and cancels); the ratio is taken against the faster of the two.
@@ -15,20 +18,27 @@
 //   build/ci/bench/dyncheck_kernels_bench --benchmark_min_time=0.5
 // Options: --no-torch, --torch-script=<path>, --torch-min-time=<seconds>; other arguments go to Google Benchmark.
 //
-// Measured 2026-11-24 (ci build, AMD EPYC with AVX-512, shared 2-core machine under load; CPU microseconds per
-// step, C++ / PyTorch (the faster of its variants) / ratio): (4, 4, 16) softmax 9.6 / 108 / 11x, Gaussian 11.2 /
-// 116 / 10x; (64, 32, 64) softmax 9282 / 7469 / 0.8x, Gaussian 11800 / 7633 (cdist; 110600 with the direct
-// difference) / 0.65x. The issue's targets (>= 20x small, >= 2x large) are not met. At the large size the step is
-// ~80M multiply-adds of small dense products, done sample by sample with Eigen built for the baseline ISA, against
-// one batched OpenBLAS call per product with run-time dispatched AVX-512 kernels; at the small size the C++ step
-// was dominated by the per-sample temporaries of sim/kernels (heap-allocated Eigen matrices) and the new Weights
-// that step() returns.
-// Session 12 (cleanup): sim/kernels reuses per-thread buffers and the gradient's storage, and the bench steps in
-// place (step_in_place), results bit-identical (the same Eigen kernels on the same shapes; kernels claims' ci JSON
-// and golden files unchanged). Measured under load (load average 7-8.5 on the 2 cores, CPU time, medians of 3):
-// (4, 4, 16) softmax 9.3 -> 7.55 us, Gaussian 10.5 -> 8.8-9.3 us; (64, 32, 64) unchanged (8.7 ms, 10.9 ms). What
-// remains at the small size is ~80% Eigen's GEMM (packing and the gebp kernel) on 4 x 16 products: going below it
-// means other product kernels, whose summation order (and so the bits) differs.
+// History. Session 11-12 (Eigen's GEMM, baseline x86-64): (4, 4, 16) 10.7x softmax / 9.4x Gaussian idle, 13.8x /
+// 11.9x after removing per-sample allocations (under load); (64, 32, 64) 0.60x / 0.53x idle. ~80% of the small step
+// was Eigen's GEMM packing and gebp kernel on 4 x 16 products.
+// Session 13: sim/kernels computes every product with its own fixed-order kernel (each entry summed left to right
+// over the inner index; no packing; a portable SSE2-width path and an AVX2 path chosen at run time, identical bits).
+// Measured 2026-11-24 18:38 UTC, load average 5.7-6.8 on the 2 cores (other jobs), --benchmark_repetitions=3 medians,
+// CPU us per step, C++ (avx2 / portable) against PyTorch (the faster variant):
+//   (4, 4, 16)    softmax  3.38 / 4.73 against 104.7 (31x; portable 22x)    target 20x: met
+//                 Gaussian 3.55 / 5.01 against 105.0 (29.6x; portable 21x)
+//   (64, 32, 64)  softmax  3654 / 8524 against 6242 (1.71x)                  target 2x: not met
+//                 Gaussian 3809 / 8626 against 6579 (cdist) (1.73x)
+// What bounds the large size: the step is 92.3M multiply-adds of dense products (4 N n d^2 forward + 4 N n d^2
+// backward with d_out = d, plus 6 N n^2 d; 184.5 MFLOP), the same in both programs. The products alone run at 64
+// GFLOP/s on the avx2 path at the dominant shape 64 x (32 x 64)(64 x 64), against 58.3 GFLOP/s for torch.matmul
+// (OpenBLAS, AVX-512 FMA) on the same shape and 59.4 at 256^3: both at this core's peak (Zen 4 issues two 256-bit
+// multiplies and two 256-bit adds per cycle, 16 flops/cycle, whether fused or not). 184.5 MFLOP at 64 GFLOP/s is
+// 2.9 ms, so with zero time for everything else (65536 exp, softmax, element-wise work: 0.7 ms measured) the step
+// could reach 5.3-6.2 ms / 2.9 ms = 1.8-2.1x PyTorch, never reliably 2x. 2x needs fewer flops (re-association, e.g.
+// X (W^V W^O) instead of (X W^V) W^O, or the W^O' product applied once after the sum over samples), which changes
+// the computation, not only its speed, and which the PyTorch step could use as well. The bit-identity rule costs
+// nothing here: the AVX2 path reaches the peak without FMA.
 
 #include <benchmark/benchmark.h>
 

@@ -29,6 +29,7 @@
 //                 Gaussian 3.55 / 5.01 against 105.0 (29.6x; portable 21x)
 //   (64, 32, 64)  softmax  3654 / 8524 against 6242 (1.71x)                  target 2x: not met
 //                 Gaussian 3809 / 8626 against 6579 (cdist) (1.73x)
+//   a second run at load 7.7-9.8: small 34x / 30x, large 1.54x / 1.69x.
 // What bounds the large size: the step is 92.3M multiply-adds of dense products (4 N n d^2 forward + 4 N n d^2
 // backward with d_out = d, plus 6 N n^2 d; 184.5 MFLOP), the same in both programs. The products alone run at 64
 // GFLOP/s on the avx2 path at the dominant shape 64 x (32 x 64)(64 x 64), against 58.3 GFLOP/s for torch.matmul

@@ -14,7 +14,9 @@ side's Google Benchmark CPU time), after 3 warm-up steps, for at least --min-tim
 "gaussian_cdist" is the Gaussian step with torch.cdist(Q, K)^2 for the squared distances (what a PyTorch user may
 write: fewer operations, but it expands the norm and cancels).
 Prints one JSON object per (kernel, N, n, d): {"kernel", "N", "n", "d", "steps", "seconds_per_step"}.
-Usage: kernels_step_torch.py [--configs 4x4x16,64x32x64] [--min-time 1.0]
+With --matmul, also the throughput of torch.matmul (OpenBLAS) on the step's dominant product shape, batch x (m x k)
+times (k x n), and on one 256^3 product: {"matmul": "BxMxKxN", "gflops"} (2 B m k n flops per product).
+Usage: kernels_step_torch.py [--configs 4x4x16,64x32x64] [--min-time 1.0] [--matmul 64x32x64x64,1x256x256x256]
 """
 import argparse
 import json
@@ -66,10 +68,28 @@ def run(kernel, N, n, d, min_time, seed=1):
     return {"kernel": kernel, "N": N, "n": n, "d": d, "steps": steps, "seconds_per_step": elapsed / steps}
 
 
+def matmul_rate(B, m, k, n, min_time):
+    g = torch.Generator().manual_seed(2)
+    A = torch.randn(B, m, k, generator=g, dtype=torch.float64)
+    W = torch.randn(k, n, generator=g, dtype=torch.float64)
+    for _ in range(3):
+        torch.matmul(A, W)
+    calls = 0
+    start = time.process_time()
+    while True:
+        torch.matmul(A, W)
+        calls += 1
+        elapsed = time.process_time() - start
+        if elapsed >= min_time and calls >= 5:
+            break
+    return {"matmul": f"{B}x{m}x{k}x{n}", "gflops": 2.0 * B * m * k * n * calls / elapsed / 1e9}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", default="4x4x16,64x32x64")
     parser.add_argument("--min-time", type=float, default=1.0)
+    parser.add_argument("--matmul", default="")
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
@@ -77,6 +97,9 @@ def main():
         N, n, d = (int(v) for v in config.split("x"))
         for kernel in ("softmax", "gaussian", "gaussian_cdist"):
             print(json.dumps(run(kernel, N, n, d, args.min_time)), flush=True)
+    for shape in filter(None, args.matmul.split(",")):
+        B, m, k, n = (int(v) for v in shape.split("x"))
+        print(json.dumps(matmul_rate(B, m, k, n, args.min_time)), flush=True)
 
 
 if __name__ == "__main__":

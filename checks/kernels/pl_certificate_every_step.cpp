@@ -20,7 +20,9 @@
 //     product JJ' and the symmetric eigensolver add backward errors of that size; Weyl's inequality).
 //     Resolution: 1e-3 f_t.
 //  2. the simulated gradient equals J'r: max over steps of |g_sim - J'r| / |g_sim|; numerical term
-//     4 gamma_{Nn d_out + 4(d + n)} |J|_F |r| / |g| (both sides' rounding, first order). Resolution 1e-6.
+//     (4 gamma_{Nn d_out + 4(d + n)} |J|_F |r| + 2 |J|_F e_R) / |g| (first order: both sides' products, and both
+//     sides' residuals r = T - Y, each off by up to e_R, the rounding of T, mapped by J'; near convergence |r| << |T|
+//     and e_R dominates). Resolution 1e-6.
 // Mutants: lambda_max (the PL inequality with lambda_max: gross), no_normalisation_term (the Jacobian's
 //   dS = S o dZ without - S o rowsum(S o dZ): gross), kernel_scale_off_1e-4 (c = d^{0.5001} in the
 //   theory's kernel: small, seen by comparison 2).
@@ -88,6 +90,7 @@ struct Step {
   sim::kernels::Weights w;  ///< the iterate the step starts from
   Eigen::VectorXd g;        ///< the simulator's gradient, flattened in the Jacobian's column order
   double f_before = 0, f_after = 0, eta = 0, f_rounding_after = 0;
+  double residual_rounding = 0;  ///< e_R at w: the rounding of the simulated residual (and of the theory's)
 };
 
 struct Run {
@@ -108,7 +111,13 @@ struct Predicted {
   std::vector<std::vector<StepTheory>> steps;  ///< [run][step]
 };
 
-double loss_rounding(const sim::kernels::ModelSpec& spec, const sim::kernels::Data& data, const sim::kernels::Weights& w) {
+struct ResidualRounding {
+  double e = 0;  ///< |3 gamma_K A + u|R||_F: the residual's rounding, entrywise (Higham 3.5, first order)
+  double f = 0;  ///< the loss
+};
+
+ResidualRounding residual_rounding(const sim::kernels::ModelSpec& spec, const sim::kernels::Data& data,
+                                   const sim::kernels::Weights& w) {
   const double u = std::numeric_limits<double>::epsilon() / 2;
   const auto n = data.X[0].rows(), d = data.X[0].cols(), d_out = w.O[0].cols();
   const double K = static_cast<double>(std::max({n, d, d_out})) + 2;
@@ -124,8 +133,12 @@ double loss_rounding(const sim::kernels::ModelSpec& spec, const sim::kernels::Da
     e2 += (3 * gamma(K + static_cast<double>(w.heads())) * A + u * R.cwiseAbs()).squaredNorm();
     f += 0.5 * R.squaredNorm();
   }
-  const double e = std::sqrt(e2);
-  return std::sqrt(2 * f) * e + e * e / 2 + gamma(static_cast<double>(data.X.size() * n * d_out)) * f;
+  return {std::sqrt(e2), f};
+}
+
+double loss_rounding(const sim::kernels::ModelSpec& spec, const sim::kernels::Data& data, const sim::kernels::Weights& w) {
+  const ResidualRounding r = residual_rounding(spec, data, w);
+  return std::sqrt(2 * r.f) * r.e + r.e * r.e / 2 + gamma(static_cast<double>(data.X.size() * data.X[0].rows() * w.O[0].cols())) * r.f;
 }
 
 class PlCertificate final : public ClaimShape<Params, Settings, Measured, Predicted> {
@@ -177,6 +190,7 @@ class PlCertificate final : public ClaimShape<Params, Settings, Measured, Predic
                                        s.f_after = step.f_after;
                                        s.eta = step.eta;
                                        s.f_rounding_after = loss_rounding(spec, run.data, sim::kernels::step(w, g, step.eta));
+                                       s.residual_rounding = residual_rounding(spec, run.data, w).e;
                                        run.steps.push_back(std::move(s));
                                      });
       return run;
@@ -207,7 +221,10 @@ class PlCertificate final : public ClaimShape<Params, Settings, Measured, Predic
         const Eigen::VectorXd jr = J.transpose() * r;
         const double g_norm = step.g.norm();
         st.grad_discrepancy = (step.g - jr).norm() / g_norm;
-        st.grad_tolerance = 4 * gamma(rows + 4.0 * static_cast<double>(p.d.value() + p.n.value())) * J.norm() * r.norm() / g_norm;
+        // the products' rounding, and the residual's: each side computes r = T - Y from its own rounding of T, which
+        // errs by up to e_R (entrywise |3 gamma_K A + u|R||, any summation order), and J' maps it with norm <= |J|_F
+        st.grad_tolerance = (4 * gamma(rows + 4.0 * static_cast<double>(p.d.value() + p.n.value())) * J.norm() * r.norm() +
+                             2 * J.norm() * step.residual_rounding) / g_norm;
         steps.push_back(st);
       }
       t.steps.push_back(std::move(steps));
@@ -256,7 +273,7 @@ class PlCertificate final : public ClaimShape<Params, Settings, Measured, Predic
         fmt::format("|g_sim - J'r| / |g_sim| at step {} of run {}, the worst of {} steps", gs, gr, total),
         {0.0, 0.0, "J'r is the gradient of 1/2|r|^2 exactly"},
         measured_exactly(gt.grad_discrepancy, gt.grad_tolerance,
-                         "4 gamma_{Nn d_out + 4(d + n)} |J|_F |r| / |g|: both computations' rounding, first order"),
+                         "(4 gamma_{Nn d_out + 4(d + n)} |J|_F |r| + 2 |J|_F e_R) / |g|: both computations' products and residuals, first order"),
         {0.0, "none"}, {1e-6, "1e-6 relative: a kernel scale off by 1e-4 in its exponent moves J by ~2e-4 relative"}));
 
     Plot plot{"lambda_min", "PL constant lambda_min(J_t J_t') along the runs", "step", "lambda_min", false, true, {}};

@@ -8,6 +8,7 @@
 #include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/detail/throw_invalid_argument.hpp"
 #include "dyncheck/sim/random/fill_standard_normal.hpp"
+#include "dyncheck/sim/kernels/products.hpp"
 
 namespace dyncheck::sim::kernels {
 namespace {
@@ -38,53 +39,64 @@ struct HeadForward {
   Eigen::MatrixXd XV;          ///< X W^V (the intermediate of U)
 };
 
-// Every product below is assigned with noalias() into a destination of the product's shape: Eigen then evaluates
-// it with the same kernel (GEMM or the coefficient-based product, chosen by the sizes alone) as the plain
-// assignment, which would evaluate into a fresh temporary and copy, so the results are the same bit for bit.
-void head_forward(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w, int h, HeadForward& f) {
-  f.Q.noalias() = X * w.Q[static_cast<std::size_t>(h)];
-  f.K.noalias() = X * w.K[static_cast<std::size_t>(h)];
-  const auto n = X.rows();
-  const double d = static_cast<double>(X.cols());
-  const double root_d = std::sqrt(d);
-  Eigen::MatrixXd& L = f.S;
-  L.resize(n, n);
-  if (spec.kernel == Kernel::softmax) {
-    L.noalias() = f.Q * f.K.transpose();
-    L /= root_d;
-    softmax_rows(L);
-  } else {
-    for (Eigen::Index a = 0; a < n; ++a) {
-      for (Eigen::Index b = 0; b < n; ++b) {
-        double squared = 0;
-        for (Eigen::Index j = 0; j < f.Q.cols(); ++j) {
-          const double diff = f.Q(a, j) - f.K(b, j);
-          squared += diff * diff;
-        }
-        L(a, b) = -squared / (2 * root_d);
-      }
-    }
-    if (spec.gauss_rownorm) {
-      softmax_rows(L);
-    } else {
-      for (Eigen::Index i = 0; i < L.size(); ++i) L.data()[i] = portable::exp(L.data()[i]);
-    }
+/// C = A B (or C + A B) through the fixed-order kernel; C is resized to A.rows() x B.cols() unless accumulating.
+void multiply(bool accumulate, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, Eigen::MatrixXd& C) {
+  if (!accumulate) C.resize(A.rows(), B.cols());
+  fixed_order::product(simd_path(), accumulate, static_cast<int>(A.rows()), static_cast<int>(B.cols()),
+                  static_cast<int>(A.cols()), A.data(), A.rows(), B.data(), 1, B.rows(), C.data(), C.rows());
+}
+
+/// C = A B' (or C + A B').
+void multiply_transposed(bool accumulate, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, Eigen::MatrixXd& C) {
+  if (!accumulate) C.resize(A.rows(), B.rows());
+  fixed_order::product(simd_path(), accumulate, static_cast<int>(A.rows()), static_cast<int>(B.rows()),
+                  static_cast<int>(A.cols()), A.data(), A.rows(), B.data(), B.rows(), 1, C.data(), C.rows());
+}
+
+/// T = A' (a copy, so that the kernel reads T's columns contiguously).
+void transpose_into(const Eigen::MatrixXd& A, Eigen::MatrixXd& T) {
+  T.resize(A.cols(), A.rows());
+  for (Eigen::Index j = 0; j < A.cols(); ++j) {
+    for (Eigen::Index i = 0; i < A.rows(); ++i) T(j, i) = A(i, j);
   }
-  // X W^V W^O is evaluated left to right, (X W^V) W^O, as the plain expression would.
-  f.XV.noalias() = X * w.V[static_cast<std::size_t>(h)];
-  f.U.noalias() = f.XV * w.O[static_cast<std::size_t>(h)];
 }
 
-HeadForward head_forward(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w, int h) {
-  HeadForward f;
-  head_forward(spec, X, w, h, f);
-  return f;
+/// The log-kernel matrix of Q and K into L: Q K'/sqrt(d) (softmax) or -|q_a - k_b|^2/(2 sqrt d) (Gaussian).
+void log_kernel_into(const ModelSpec& spec, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& K, double root_d,
+                     Eigen::MatrixXd& L) {
+  const auto n = Q.rows();
+  if (spec.kernel == Kernel::softmax) {
+    multiply_transposed(false, Q, K, L);
+    L /= root_d;
+    return;
+  }
+  L.resize(n, n);
+  fixed_order::squared_distances(simd_path(), static_cast<int>(n), static_cast<int>(Q.cols()), Q.data(), Q.rows(),
+                            K.data(), K.rows(), L.data(), L.rows());
+  for (Eigen::Index i = 0; i < L.size(); ++i) L.data()[i] = -L.data()[i] / (2 * root_d);
 }
 
-/// The backward pass's buffers, one set per thread, reused from sample to sample and call to call.
+void head_forward(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w, int h, HeadForward& f) {
+  const auto k = static_cast<std::size_t>(h);
+  multiply(false, X, w.Q[k], f.Q);
+  multiply(false, X, w.K[k], f.K);
+  const double root_d = std::sqrt(static_cast<double>(X.cols()));
+  log_kernel_into(spec, f.Q, f.K, root_d, f.S);
+  if (spec.kernel == Kernel::softmax || spec.gauss_rownorm) {
+    softmax_rows(f.S);
+  } else {
+    for (Eigen::Index i = 0; i < f.S.size(); ++i) f.S.data()[i] = portable::exp(f.S.data()[i]);
+  }
+  // X W^V W^O is evaluated left to right, (X W^V) W^O.
+  multiply(false, X, w.V[k], f.XV);
+  multiply(false, f.XV, w.O[k], f.U);
+}
+
+/// The buffers of the forward and backward passes, one set per thread, reused from sample to sample and call to
+/// call.
 struct Workspace {
   std::vector<HeadForward> forward;
-  Eigen::MatrixXd R, SR, SRO, dS, dL, dD, dQ, dK;
+  Eigen::MatrixXd R, St, SR, SRO, Xt, dS, dL, dLt, P, dQ, dK;
   Eigen::VectorXd row, column;
 };
 
@@ -95,12 +107,38 @@ void require_weights(const Weights& w) {
   }
 }
 
+void require_data(const Data& data) {
+  if (data.X.empty() || data.X.size() != data.Y.size()) {
+    detail::throw_invalid_argument("sim::kernels", "data need N >= 1 samples and as many targets as inputs");
+  }
+}
+
+/// The forward pass of every head on one sample into work.forward and its residual R = sum_h S_h U_h - Y into
+/// work.R (entry by entry: -Y, then head 0's products left to right, then head 1's, ...).
+void residual(const ModelSpec& spec, const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y, const Weights& w,
+              Workspace& work) {
+  const auto H = static_cast<std::size_t>(w.heads());
+  work.forward.resize(H);
+  work.R = -Y;
+  for (std::size_t h = 0; h < H; ++h) {
+    head_forward(spec, X, w, static_cast<int>(h), work.forward[h]);
+    multiply(true, work.forward[h].S, work.forward[h].U, work.R);
+  }
+}
+
+double half_squared_norm(const Eigen::MatrixXd& R) { return 0.5 * fixed_order::sum_squares(R.data(), R.size()); }
+
+Workspace& thread_workspace() {
+  thread_local Workspace work;
+  return work;
+}
+
 }  // namespace
 
 double Gradient::squared_norm() const {
   double sum = 0;
   for (const auto* blocks : {&Q, &K, &V}) {
-    for (const Eigen::MatrixXd& block : *blocks) sum += block.squaredNorm();
+    for (const Eigen::MatrixXd& block : *blocks) sum += fixed_order::sum_squares(block.data(), block.size());
   }
   return sum;
 }
@@ -108,25 +146,10 @@ double Gradient::squared_norm() const {
 Eigen::MatrixXd log_kernel(const ModelSpec& spec, const Eigen::MatrixXd& X, const Eigen::MatrixXd& WQ,
                            const Eigen::MatrixXd& WK) {
   require_shapes(X, WQ, WK);
-  const Eigen::MatrixXd Q = X * WQ, K = X * WK;
-  const double root_d = std::sqrt(static_cast<double>(X.cols()));
-  const auto n = X.rows();
-  Eigen::MatrixXd L(n, n);
-  if (spec.kernel == Kernel::softmax) {
-    L.noalias() = Q * K.transpose();
-    L /= root_d;
-    return L;
-  }
-  for (Eigen::Index a = 0; a < n; ++a) {
-    for (Eigen::Index b = 0; b < n; ++b) {
-      double squared = 0;
-      for (Eigen::Index j = 0; j < Q.cols(); ++j) {
-        const double diff = Q(a, j) - K(b, j);
-        squared += diff * diff;
-      }
-      L(a, b) = -squared / (2 * root_d);
-    }
-  }
+  Eigen::MatrixXd Q, K, L;
+  multiply(false, X, WQ, Q);
+  multiply(false, X, WK, K);
+  log_kernel_into(spec, Q, K, std::sqrt(static_cast<double>(X.cols())), L);
   return L;
 }
 
@@ -138,30 +161,31 @@ Eigen::MatrixXd attention(const ModelSpec& spec, const Eigen::MatrixXd& X, const
   w.K = {WK};
   w.V = {Eigen::MatrixXd::Zero(X.cols(), 1)};
   w.O = {Eigen::MatrixXd::Zero(1, 1)};
-  return head_forward(spec, X, w, 0).S;
+  HeadForward f;
+  head_forward(spec, X, w, 0, f);
+  return f.S;
 }
 
 Eigen::MatrixXd output(const ModelSpec& spec, const Eigen::MatrixXd& X, const Weights& w) {
   require_weights(w);
-  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(X.rows(), w.O[0].cols());
+  Eigen::MatrixXd T;
+  HeadForward f;
   for (int h = 0; h < w.heads(); ++h) {
-    const HeadForward f = head_forward(spec, X, w, h);
-    T.noalias() += f.S * f.U;
+    head_forward(spec, X, w, h, f);
+    multiply(h > 0, f.S, f.U, T);
   }
   return T;
-}
-
-void require_data(const Data& data) {
-  if (data.X.empty() || data.X.size() != data.Y.size()) {
-    detail::throw_invalid_argument("sim::kernels", "data need N >= 1 samples and as many targets as inputs");
-  }
 }
 
 double loss(const ModelSpec& spec, const Data& data, const Weights& w) {
   require_weights(w);
   require_data(data);
+  Workspace& work = thread_workspace();
   double f = 0;
-  for (std::size_t i = 0; i < data.X.size(); ++i) f += 0.5 * (output(spec, data.X[i], w) - data.Y[i]).squaredNorm();
+  for (std::size_t i = 0; i < data.X.size(); ++i) {
+    residual(spec, data.X[i], data.Y[i], w, work);
+    f += half_squared_norm(work.R);
+  }
   return f;
 }
 
@@ -177,55 +201,82 @@ double loss_and_gradient(const ModelSpec& spec, const Data& data, const Weights&
     g.K[h].setZero(w.K[h].rows(), w.K[h].cols());
     g.V[h].setZero(w.V[h].rows(), w.V[h].cols());
   }
-  thread_local Workspace work;
-  work.forward.resize(H);
+  Workspace& work = thread_workspace();
+  const bool normalised = spec.kernel == Kernel::softmax || spec.gauss_rownorm;
   double f = 0;
   for (std::size_t i = 0; i < data.X.size(); ++i) {
     const Eigen::MatrixXd& X = data.X[i];
     const double root_d = std::sqrt(static_cast<double>(X.cols()));
-    Eigen::MatrixXd& R = work.R;
-    R = -data.Y[i];
-    for (std::size_t h = 0; h < H; ++h) {
-      head_forward(spec, X, w, static_cast<int>(h), work.forward[h]);
-      R.noalias() += work.forward[h].S * work.forward[h].U;
-    }
-    f += 0.5 * R.squaredNorm();
+    residual(spec, X, data.Y[i], w, work);
+    const Eigen::MatrixXd& R = work.R;
+    f += half_squared_norm(R);
+    if (trained.Q || trained.K || trained.V) transpose_into(X, work.Xt);
+    // Every gradient block accumulates X' (...) over the samples: entry by entry, sample 0's products left to
+    // right, then sample 1's, ...
     for (std::size_t h = 0; h < H; ++h) {
       const HeadForward& fw = work.forward[h];
       if (trained.V) {
-        // X' (S' R O'), the parenthesis evaluated left to right as the plain expression would: (S' R) O'.
-        work.SR.noalias() = fw.S.transpose() * R;
-        work.SRO.noalias() = work.SR * w.O[h].transpose();
-        g.V[h].noalias() += X.transpose() * work.SRO;
+        // X' (S' R O'), the parenthesis evaluated left to right: (S' R) O'.
+        transpose_into(fw.S, work.St);
+        multiply(false, work.St, R, work.SR);
+        multiply_transposed(false, work.SR, w.O[h], work.SRO);
+        multiply(true, work.Xt, work.SRO, g.V[h]);
       }
       if (!trained.Q && !trained.K) continue;
-      Eigen::MatrixXd& dS = work.dS;
-      dS.noalias() = R * fw.U.transpose();  // dL/dS
-      Eigen::MatrixXd& dQ = work.dQ;
-      Eigen::MatrixXd& dK = work.dK;
-      const bool normalised = spec.kernel == Kernel::softmax || spec.gauss_rownorm;
-      Eigen::MatrixXd& dL = work.dL;  // dL/d(log-kernel)
-      dL = fw.S.cwiseProduct(dS);  // unnormalised: d exp(l) = exp(l) dl
+      multiply_transposed(false, R, fw.U, work.dS);  // dL/dS
+      Eigen::MatrixXd& dL = work.dL;                 // dL/d(log-kernel)
+      dL = fw.S.cwiseProduct(work.dS);               // unnormalised: d exp(l) = exp(l) dl
+      const auto n = dL.rows();
       if (normalised) {
-        work.row = dL.rowwise().sum();
-        // dL_ab -= S_ab row_a (row_a x 1 is exact: the outer product with a row of ones it replaces)
-        for (Eigen::Index b = 0; b < dL.cols(); ++b) {
-          for (Eigen::Index a = 0; a < dL.rows(); ++a) dL(a, b) -= fw.S(a, b) * work.row[a];
+        // dL_ab -= S_ab row_a, row_a = sum_b dL_ab left to right
+        work.row.resize(n);
+        for (Eigen::Index a = 0; a < n; ++a) {
+          double sum = dL(a, 0);
+          for (Eigen::Index b = 1; b < n; ++b) sum += dL(a, b);
+          work.row[a] = sum;
+        }
+        for (Eigen::Index b = 0; b < n; ++b) {
+          for (Eigen::Index a = 0; a < n; ++a) dL(a, b) -= fw.S(a, b) * work.row[a];
         }
       }
+      Eigen::MatrixXd& dQ = work.dQ;
+      Eigen::MatrixXd& dK = work.dK;
       if (spec.kernel == Kernel::softmax) {
-        dQ.noalias() = dL * fw.K;
+        multiply(false, dL, fw.K, dQ);
         dQ /= root_d;
-        dK.noalias() = dL.transpose() * fw.Q;
+        transpose_into(dL, work.dLt);
+        multiply(false, work.dLt, fw.Q, dK);
         dK /= root_d;
       } else {
-        Eigen::MatrixXd& dD = work.dD;
-        dD = -dL / (2 * root_d);  // l = -D/(2 sqrt d), D_ab = |q_a - k_b|^2
-        dQ = 2 * (dD.rowwise().sum().asDiagonal() * fw.Q - dD * fw.K);
-        dK = 2 * (dD.colwise().sum().transpose().asDiagonal() * fw.K - dD.transpose() * fw.Q);
+        // l = -D/(2 sqrt d), D_ab = |q_a - k_b|^2: with dD = -dL/(2 sqrt d),
+        // dQ = 2 (diag(rowsum dD) Q - dD K), dK = 2 (diag(colsum dD) K - dD' Q), the sums left to right.
+        dL /= -(2 * root_d);  // dL now holds dD
+        work.row.resize(n);
+        work.column.resize(n);
+        for (Eigen::Index a = 0; a < n; ++a) {
+          double sum = dL(a, 0);
+          for (Eigen::Index b = 1; b < n; ++b) sum += dL(a, b);
+          work.row[a] = sum;
+        }
+        for (Eigen::Index b = 0; b < n; ++b) {
+          double sum = dL(0, b);
+          for (Eigen::Index a = 1; a < n; ++a) sum += dL(a, b);
+          work.column[b] = sum;
+        }
+        multiply(false, dL, fw.K, work.P);
+        dQ.resize(fw.Q.rows(), fw.Q.cols());
+        for (Eigen::Index j = 0; j < dQ.cols(); ++j) {
+          for (Eigen::Index a = 0; a < n; ++a) dQ(a, j) = 2 * (work.row[a] * fw.Q(a, j) - work.P(a, j));
+        }
+        transpose_into(dL, work.dLt);
+        multiply(false, work.dLt, fw.Q, work.P);
+        dK.resize(fw.K.rows(), fw.K.cols());
+        for (Eigen::Index j = 0; j < dK.cols(); ++j) {
+          for (Eigen::Index b = 0; b < n; ++b) dK(b, j) = 2 * (work.column[b] * fw.K(b, j) - work.P(b, j));
+        }
       }
-      if (trained.Q) g.Q[h].noalias() += X.transpose() * dQ;
-      if (trained.K) g.K[h].noalias() += X.transpose() * dK;
+      if (trained.Q) multiply(true, work.Xt, dQ, g.Q[h]);
+      if (trained.K) multiply(true, work.Xt, dK, g.K[h]);
     }
   }
   return f;

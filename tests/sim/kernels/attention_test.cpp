@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "dyncheck/sim/random/derive_stream.hpp"
@@ -214,6 +216,198 @@ TEST(SimKernels, ArmijoDecreasesAndFixedStepMoves) {
   EXPECT_EQ(fixed.final.K[0], w0.K[0]);
   EXPECT_NE(fixed.final.V[0], w0.V[0]);
   EXPECT_EQ(fixed.steps.size(), 5u);
+}
+
+// Property (A.5 "parameters to randomise"): the invariants over random N, n, d (both sides of Nn), H, d_out, the
+// scales s_Q, s_K, s_V, the target type (random, a teacher of the same kernel, of the other kernel), the kernel
+// variant and the step rule. Rows of softmax and of the row-normalised Gaussian sum to 1 (n terms, each rounded
+// once by the division: <= 8 n u); unnormalised Gaussian entries lie in (0, 1], and the diagonal is exactly 1
+// when q_a = k_a (W^Q = W^K); T(Pi X) = Pi T(X) up to rounding (a permuted sum over b adds in another order:
+// <= 1e-13 of the largest |T|); Armijo steps decrease f by at least c eta |g|^2, a fixed step takes exactly the
+// steps asked for, and untrained blocks never move.
+RC_GTEST_PROP(SimKernels, InvariantsOverRandomInstances, ()) {
+  const int N = *rc::gen::inRange(1, 4);
+  const int n = *rc::gen::inRange(2, 7);
+  const int d = *rc::gen::inRange(2, 13);
+  const int H = *rc::gen::inRange(1, 3);
+  const bool vector_out = *rc::gen::arbitrary<bool>();
+  const int kernel = *rc::gen::inRange(0, 3);
+  const int target = *rc::gen::inRange(0, 3);
+  const bool armijo = *rc::gen::arbitrary<bool>();
+  const int subset = *rc::gen::inRange(1, 8);
+  const std::array<double, 4> scales{0.1, 0.5, 1.0, 2.5};
+  const double s_Q = scales[static_cast<std::size_t>(*rc::gen::inRange(0, 4))];
+  const double s_K = scales[static_cast<std::size_t>(*rc::gen::inRange(0, 4))];
+  const double s_V = scales[static_cast<std::size_t>(*rc::gen::inRange(0, 4))];
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  Rng rng = derive_stream(seed, "kernels-invariants-random", 0);
+  const ModelSpec spec{kernel == 0 ? Kernel::softmax : Kernel::gaussian, kernel == 2};
+  const int d_out = vector_out ? d : 1;
+  std::vector<Eigen::MatrixXd> O;
+  for (int h = 0; h < H; ++h) O.push_back(gaussian_matrix(rng, d, d_out, 1.0 / std::sqrt(static_cast<double>(d))));
+  Data data;
+  data.X = gaussian_inputs(rng, N, n, d);
+  if (target == 0) {
+    data.Y = random_targets(rng, N, n, d_out, 1.0);
+  } else {
+    ModelSpec teacher_spec = spec;
+    if (target == 2) teacher_spec.kernel = spec.kernel == Kernel::softmax ? Kernel::gaussian : Kernel::softmax;
+    data.Y = teacher_targets(teacher_spec, data.X, gaussian_weights(rng, H, d, s_Q, s_K, s_V, O));
+  }
+  const Weights w = gaussian_weights(rng, H, d, s_Q, s_K, s_V, O);
+  const double u = 1.1102230246251565e-16;
+  for (int h = 0; h < H; ++h) {
+    const auto k = static_cast<std::size_t>(h);
+    for (const Eigen::MatrixXd& X : data.X) {
+      const Eigen::MatrixXd S = attention(spec, X, w.Q[k], w.K[k]);
+      if (kernel != 1) {
+        for (Eigen::Index a = 0; a < n; ++a) RC_ASSERT(std::abs(S.row(a).sum() - 1.0) <= 8 * n * u);
+      } else {
+        RC_ASSERT(S.minCoeff() > 0.0 || std::abs(S.minCoeff()) == 0.0);  // exp underflows to +0 only far out
+        RC_ASSERT(S.maxCoeff() <= 1.0);
+        const Eigen::MatrixXd same = attention(spec, X, w.Q[k], w.Q[k]);
+        for (Eigen::Index a = 0; a < n; ++a) RC_ASSERT(same(a, a) == 1.0);
+      }
+    }
+  }
+  Eigen::PermutationMatrix<Eigen::Dynamic> pi(n);
+  pi.setIdentity();
+  for (int a = n - 1; a > 0; --a) std::swap(pi.indices()[a], pi.indices()[static_cast<int>(rng() % static_cast<std::uint64_t>(a + 1))]);
+  const Eigen::MatrixXd T = output(spec, data.X[0], w);
+  const Eigen::MatrixXd PT = output(spec, pi * data.X[0], w);
+  RC_ASSERT((PT - pi * T).cwiseAbs().maxCoeff() <= 1e-13 * (1 + T.cwiseAbs().maxCoeff()));
+  const Trained trained{(subset & 1) != 0, (subset & 2) != 0, (subset & 4) != 0};
+  GdOptions options;
+  options.rule = armijo ? GdOptions::Rule::armijo : GdOptions::Rule::fixed;
+  options.eta = armijo ? 1.0 : 1e-3;
+  options.steps = 20;
+  const GdResult result = gradient_descent(spec, data, w, trained, options,
+                                           [&](long long, const Weights&, const Gradient&, const GdStep& step) {
+                                             if (armijo) RC_ASSERT(step.f_after <= step.f_before - 0.5 * step.eta * step.grad_norm2);
+                                           });
+  if (!armijo && result.loss.front() > 0) RC_ASSERT(result.steps.size() == 20u);
+  for (int h = 0; h < H; ++h) {
+    const auto k = static_cast<std::size_t>(h);
+    if (!trained.Q) RC_ASSERT(result.final.Q[k] == w.Q[k]);
+    if (!trained.K) RC_ASSERT(result.final.K[k] == w.K[k]);
+    if (!trained.V) RC_ASSERT(result.final.V[k] == w.V[k]);
+    RC_ASSERT(result.final.O[k] == w.O[k]);
+  }
+}
+
+/// The bits of a matrix, for exact comparison (== on doubles would equate +0 and -0).
+bool same_bits(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  return A.rows() == B.rows() && A.cols() == B.cols() &&
+         std::memcmp(A.data(), B.data(), sizeof(double) * static_cast<std::size_t>(A.size())) == 0;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// A B with every entry summed left to right over the inner index, starting at the first product: the order
+/// attention.hpp promises (dyncheck/sim/kernels/products.hpp).
+Eigen::MatrixXd left_to_right(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  Eigen::MatrixXd C(A.rows(), B.cols());
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    for (Eigen::Index j = 0; j < B.cols(); ++j) {
+      double s = A(i, 0) * B(0, j);
+      for (Eigen::Index k = 1; k < A.cols(); ++k) s += A(i, k) * B(k, j);
+      C(i, j) = s;
+    }
+  }
+  return C;
+}
+
+/// Restores the thread's SIMD path when a test ends.
+struct PathGuard {
+  SimdPath saved = simd_path();
+  ~PathGuard() { use_simd_path(saved); }
+};
+
+// The summation order is the declared one, bit for bit, on every path and at sizes that are and are not
+// multiples of the kernels' blocks of four and eight (the tail rows and columns take other code).
+RC_GTEST_PROP(SimKernels, ProductsSumLeftToRight, ()) {
+  const int n = *rc::gen::inRange(1, 20);
+  const int d = *rc::gen::inRange(1, 20);
+  const int p = *rc::gen::inRange(1, 20);
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  Rng rng = derive_stream(seed, "kernels-order", 0);
+  const Eigen::MatrixXd X = gaussian_matrix(rng, n, d, 1.0);
+  const Eigen::MatrixXd WQ = gaussian_matrix(rng, d, p, 1.0), WK = gaussian_matrix(rng, d, p, 1.0);
+  const Eigen::MatrixXd Q = left_to_right(X, WQ), K = left_to_right(X, WK);
+  const double root_d = std::sqrt(static_cast<double>(d));
+  Eigen::MatrixXd softmax_logits = left_to_right(Q, K.transpose()) / root_d;
+  Eigen::MatrixXd gauss_logits(n, n);
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      double s = 0;
+      for (int j = 0; j < p; ++j) s += (Q(a, j) - K(b, j)) * (Q(a, j) - K(b, j));
+      gauss_logits(a, b) = -s / (2 * root_d);
+    }
+  }
+  PathGuard guard;
+  for (const SimdPath path : available_simd_paths()) {
+    use_simd_path(path);
+    RC_ASSERT(same_bits(log_kernel({Kernel::softmax, false}, X, WQ, WK), softmax_logits));
+    RC_ASSERT(same_bits(log_kernel({Kernel::gaussian, false}, X, WQ, WK), gauss_logits));
+  }
+}
+
+// Every SIMD path gives the portable path's bits: loss, gradient, output and a few GD steps, over random shapes
+// (both sides of Nn, tails of the blocks of four), heads, outputs, kernel variants and trained subsets.
+RC_GTEST_PROP(SimKernels, SimdPathsGiveThePortableBits, ()) {
+  const int N = *rc::gen::inRange(1, 4);
+  const int n = *rc::gen::inRange(1, 11);
+  const int d = *rc::gen::inRange(1, 19);
+  const int H = *rc::gen::inRange(1, 3);
+  const bool vector_out = *rc::gen::arbitrary<bool>();
+  const int kernel = *rc::gen::inRange(0, 3);
+  const int subset = *rc::gen::inRange(1, 8);
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  Rng rng = derive_stream(seed, "kernels-paths", 0);
+  Instance in;
+  in.spec = {kernel == 0 ? Kernel::softmax : Kernel::gaussian, kernel == 2};
+  const int d_out = vector_out ? d : 1;
+  std::vector<Eigen::MatrixXd> O;
+  for (int h = 0; h < H; ++h) O.push_back(gaussian_matrix(rng, d, d_out, 1.0 / std::sqrt(static_cast<double>(d))));
+  in.w = gaussian_weights(rng, H, d, 0.8, 0.8, 1.0, O);
+  in.data.X = gaussian_inputs(rng, N, n, d);
+  in.data.Y = random_targets(rng, N, n, d_out, 1.0);
+  const Trained trained{(subset & 1) != 0, (subset & 2) != 0, (subset & 4) != 0};
+  GdOptions options;
+  options.steps = 3;
+  PathGuard guard;
+  use_simd_path(SimdPath::portable);
+  Gradient g0;
+  const double f0 = loss_and_gradient(in.spec, in.data, in.w, trained, g0);
+  const double l0 = loss(in.spec, in.data, in.w);
+  const Eigen::MatrixXd T0 = output(in.spec, in.data.X[0], in.w);
+  const GdResult gd0 = gradient_descent(in.spec, in.data, in.w, trained, options);
+  RC_ASSERT(same_bits(f0, l0));  // the loss alone and with its gradient: the same forward pass
+  for (const SimdPath path : available_simd_paths()) {
+    use_simd_path(path);
+    Gradient g;
+    RC_ASSERT(same_bits(loss_and_gradient(in.spec, in.data, in.w, trained, g), f0));
+    for (int h = 0; h < H; ++h) {
+      const auto k = static_cast<std::size_t>(h);
+      RC_ASSERT(same_bits(g.Q[k], g0.Q[k]));
+      RC_ASSERT(same_bits(g.K[k], g0.K[k]));
+      RC_ASSERT(same_bits(g.V[k], g0.V[k]));
+    }
+    RC_ASSERT(same_bits(loss(in.spec, in.data, in.w), l0));
+    RC_ASSERT(same_bits(output(in.spec, in.data.X[0], in.w), T0));
+    const GdResult gd = gradient_descent(in.spec, in.data, in.w, trained, options);
+    RC_ASSERT(gd.loss.size() == gd0.loss.size());
+    for (std::size_t t = 0; t < gd.loss.size(); ++t) RC_ASSERT(same_bits(gd.loss[t], gd0.loss[t]));
+  }
+}
+
+TEST(SimKernels, SimdPathsListed) {
+  const std::vector<SimdPath> paths = available_simd_paths();
+  ASSERT_FALSE(paths.empty());
+  EXPECT_EQ(paths.front(), SimdPath::portable);
+  std::printf("sim::kernels SIMD paths on this CPU:");
+  for (const SimdPath path : paths) std::printf(" %s", simd_path_name(path));
+  std::printf(" (default %s)\n", simd_path_name(simd_path()));
 }
 
 TEST(SimKernels, RejectsBadArguments) {

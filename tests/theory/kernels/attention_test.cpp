@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
+#include "dyncheck/theory/kernels/conditions.hpp"
 #include "dyncheck/theory/kernels/hull.hpp"
 #include "dyncheck/theory/kernels/value_only.hpp"
 
@@ -254,6 +258,42 @@ TEST(TheoryKernels, OutputJvpMatchesCentralDifferencesOfTheOutputIn50Digits) {
     ASSERT_EQ(jvp.rows(), 3);
     ASSERT_EQ(jvp.cols(), 2);
     EXPECT_LT((jvp - difference).cwiseAbs().maxCoeff(), mp50("1e-27")) << static_cast<int>(spec.kernel);
+  }
+}
+
+
+// A.3's conditions: for H = 1, J_V J_V' = (W^O' W^O) (x) (BB'), so lambda_V = mu_min lambda_min(BB') and its largest
+// eigenvalue mu_max lambda_max(BB') (eigenvalues of a Kronecker product are the products), with B = [S_i X_i] from
+// the theory's attention; below d = Nn, rank B <= d < Nn and lambda_V is 0 up to the eigensolver's rounding.
+TEST(TheoryKernels, ConditionsLambdaVIsTheKroneckerProductOfTheSpectra) {
+  for (const auto& [N, n, d, d_out] : std::vector<std::array<int, 4>>{{2, 3, 8, 8}, {2, 3, 8, 3}, {3, 3, 6, 6}}) {
+    for (const Kernel kernel : {Kernel::softmax, Kernel::gaussian}) {
+      const KernelSpec spec{kernel, false};
+      Fixture<double> s = setup<double>(N, n, d, d_out, 1);
+      // the fixture's inputs share their first row (wave's row 0 does not depend on a): distinct ones here
+      for (int i = 0; i < N; ++i) s.X[static_cast<std::size_t>(i)] = wave<double>(n, d, 1.1 + i, 0.7 + 0.31 * i, 1.0);
+      Matrix<double> B(N * n, d);
+      for (int i = 0; i < N; ++i) {
+        B.middleRows(i * n, n) = attention<double>(spec, s.X[static_cast<std::size_t>(i)], s.heads[0].Q, s.heads[0].K) *
+                                 s.X[static_cast<std::size_t>(i)];
+      }
+      const Eigen::SelfAdjointEigenSolver<Matrix<double>> P(B * B.transpose(), Eigen::EigenvaluesOnly);
+      const Eigen::SelfAdjointEigenSolver<Matrix<double>> QO(s.heads[0].O.transpose() * s.heads[0].O, Eigen::EigenvaluesOnly);
+      const Conditions c = evaluate_conditions(spec, s.X, s.heads);
+      EXPECT_EQ(c.d_at_least_Nn, d >= N * n);
+      const double top = QO.eigenvalues().maxCoeff() * P.eigenvalues().maxCoeff();
+      EXPECT_NEAR(c.lambda_V_max, top, 1e-12 * top);
+      EXPECT_DOUBLE_EQ(c.eta_max_value_only, 1 / c.lambda_V_max);
+      if (d >= N * n) {
+        const double bottom = QO.eigenvalues()(0) * P.eigenvalues()(0);
+        EXPECT_GT(bottom, 1e3 * c.rounding_V);
+        EXPECT_NEAR(c.lambda_V, bottom, c.rounding_V + 1e-10 * bottom);
+      } else {
+        EXPECT_LE(std::abs(c.lambda_V), c.rounding_V);
+      }
+      // lambda_Q: W^Q has d^2 >= Nn d_out parameters here only when d >= N n d_out / d; at least its sign is sure
+      EXPECT_GE(c.lambda_Q, -c.rounding_Q);
+    }
   }
 }
 

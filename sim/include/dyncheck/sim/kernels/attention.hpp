@@ -10,7 +10,9 @@
 //
 // Log-kernels are direct differences (|q_a - k_b|^2 summed coordinate by coordinate, never the
 // norm expansion |q|^2 + |k|^2 - 2q'k, which cancels catastrophically). exp through
-// dyncheck::portable; products through Eigen (the runner pins Eigen's blocking, so the order is fixed).
+// dyncheck::portable; products and sums of squares through the library's own fixed-order kernels
+// (dyncheck/sim/kernels/products.hpp: every entry summed left to right over the inner index, whatever the sizes,
+// the vector width or the CPU), with a portable and an AVX2 path that give the same bits.
 // The gradient is reverse mode (backpropagation), written from the chain rule independently of
 // theory/kernels (which computes Jacobian-vector products in forward mode).
 
@@ -24,6 +26,19 @@
 namespace dyncheck::sim::kernels {
 
 enum class Kernel { softmax, gaussian };
+
+/// The implementation of the model's products: portable C++ (baseline x86-64: SSE2) or AVX2, chosen at run
+/// time. Both perform the same IEEE operations in the same order on every entry, so every function below gives
+/// the same bits on either path (tests/sim/kernels/attention_test.cpp checks this); the choice is speed only.
+enum class SimdPath { portable, avx2 };
+/// The paths this CPU runs, portable first.
+std::vector<SimdPath> available_simd_paths();
+/// "portable", "avx2".
+const char* simd_path_name(SimdPath path) noexcept;
+/// The calling thread's path: the widest the CPU runs, unless use_simd_path chose another.
+SimdPath simd_path() noexcept;
+/// Chooses the calling thread's path (tests and the bench); throws std::invalid_argument if the CPU does not run it.
+void use_simd_path(SimdPath path);
 
 struct ModelSpec {
   Kernel kernel = Kernel::softmax;

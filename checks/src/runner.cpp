@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
@@ -85,6 +86,53 @@ void check_shares(const ClaimInfo& info, double share, Verdict& verdict) {
   }
 }
 
+/// A mutant's comparisons against the claim's, from the same run (issue #10: the fuzz found small
+/// mutants PASSing at valid points where they hardly move a compared quantity).
+///
+/// A mutant is a named edit of the claim's theory (or experiment). At some valid points an edit
+/// moves a compared quantity by less than the comparison's tolerance: no measurement consistent
+/// with the claim's theory can then tell the edit from it, and a PASS of the mutant would wrongly
+/// say that the claim missed an error it could have seen. Such a comparison is INCONCLUSIVE for
+/// the mutant: its resolution becomes the shift the edit causes,
+///   s = |(measured' - theory') - (measured - theory)|
+/// (|theory' - theory| when the measurement is shared), so it is INCONCLUSIVE exactly when the
+/// tolerance exceeds s, unless it FAILs. A comparison the edit does not move at all (s = 0) is
+/// left as the claim's; if the edit moves none, the mutant is INCONCLUSIVE ("changes nothing
+/// compared here"). An edit that moves a quantity by more than the tolerance keeps the claim's
+/// resolution there, so it must FAIL (fuzz_claims: every mutant that resolves). This is the rule
+/// checks/scb/resolution.hpp applied per claim before, now for every claim. A verdict whose
+/// outcome the claim did not take from its comparisons (an exploratory claim's) is not touched.
+void resolve_against_claim(const Verdict& claim, Verdict& mutant) {
+  if (claim.outcome == Outcome::error || mutant.outcome == Outcome::error) return;
+  if (mutant.outcome != combine(mutant.comparisons)) return;
+  bool any_moved = false;
+  for (std::size_t i = 0; i < mutant.comparisons.size() && i < claim.comparisons.size(); ++i) {
+    Comparison& m = mutant.comparisons[i];
+    const Comparison& c = claim.comparisons[i];
+    if (m.quantity != c.quantity || m.relation != c.relation) return;  // not the same comparisons: leave it
+    const double shift = std::abs((m.measured - m.theory) - (c.measured - c.theory));
+    if (!std::isfinite(shift)) return;
+    if (shift == 0) continue;
+    any_moved = true;
+    if (!(shift < m.resolution)) continue;
+    m.resolution_reason = fmt::format(
+        "{:.4g}: this variant moves the compared quantity only that far from the claim's theory here, so a "
+        "tolerance above it cannot tell them apart (the claim's resolution: {:.4g}, {})",
+        shift, m.resolution, m.resolution_reason);
+    m.resolution = shift;
+  }
+  if (!any_moved && mutant.comparisons.size() == claim.comparisons.size()) {
+    for (Comparison& m : mutant.comparisons) {
+      m.resolution_reason = fmt::format(
+          "0: this variant changes no compared quantity at this point, so no comparison can tell it from the claim "
+          "(the claim's resolution: {:.4g}, {})",
+          m.resolution, m.resolution_reason);
+      m.resolution = 0;
+    }
+  }
+  mutant.outcome = combine(mutant.comparisons);
+}
+
 }  // namespace
 
 std::uint64_t calibration_seed(std::uint64_t master_seed, const std::string& claim_id, std::size_t run) {
@@ -126,10 +174,26 @@ std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& op
   context.claim_false_failure_share = share;
   context.progress = options.progress;
 
-  std::vector<Verdict> verdicts = claim.evaluate(context, variants);
-  if (verdicts.size() != variants.size()) {
+  // A mutant is judged against the claim's own verdict at the same point (resolve_against_claim), so
+  // the claim is evaluated with it even when only mutants were asked for (from the same measurement
+  // unless the mutant changes the experiment).
+  const auto claim_at = std::find(variants.begin(), variants.end(), std::string());
+  const bool claim_asked = claim_at != variants.end();
+  const bool any_mutant = std::any_of(variants.begin(), variants.end(), [](const std::string& v) { return !v.empty(); });
+  std::vector<std::string> evaluated = variants;
+  if (any_mutant && !claim_asked) evaluated.insert(evaluated.begin(), std::string());
+  std::vector<Verdict> verdicts = claim.evaluate(context, evaluated);
+  if (verdicts.size() != evaluated.size()) {
     throw std::logic_error(fmt::format("claim {} returned {} verdicts for {} variants", info.id, verdicts.size(),
-                                       variants.size()));
+                                       evaluated.size()));
+  }
+  if (any_mutant) {
+    const std::size_t claim_index =
+        claim_asked ? static_cast<std::size_t>(claim_at - variants.begin()) : std::size_t{0};
+    for (std::size_t v = 0; v < evaluated.size(); ++v) {
+      if (!evaluated[v].empty()) resolve_against_claim(verdicts[claim_index], verdicts[v]);
+    }
+    if (!claim_asked) verdicts.erase(verdicts.begin());
   }
   for (std::size_t v = 0; v < verdicts.size(); ++v) {
     Verdict& verdict = verdicts[v];

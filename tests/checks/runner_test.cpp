@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace dyncheck::checks {
 namespace {
@@ -65,6 +67,42 @@ TEST(RunClaim, ParameterErrorsAndUnknownMutantsPropagate) {
   RunOptions bad_mutant;
   bad_mutant.mutant = "nope";
   EXPECT_THROW(run_claim(claim, bad_mutant), ParamError);
+}
+
+/// Theory 1 (+ `shift` for the mutant), measured `x` ± 0.1, resolution 1: tolerance 0.1.
+Verdict shifted_theory(const RunContext& context, double shift) {
+  Verdict verdict;
+  const double theory = 1.0 + (context.mutant_is("wrong") ? shift : 0.0);
+  verdict.comparisons.push_back(
+      compare("q", {theory, 0.0, ""}, {context.params.get("x"), 0.1, ""}, {0.0, ""}, {1.0, "scripted"}));
+  return verdict;
+}
+
+Outcome mutant_outcome(double shift, const std::string& x, bool with_claim) {
+  const ScriptedClaim claim([shift](const RunContext& context) { return shifted_theory(context, shift); });
+  RunOptions options;
+  options.overrides = {{"x", x}};
+  if (!with_claim) {
+    options.mutant = "wrong";
+    return run_claim(claim, options).outcome;
+  }
+  const std::vector<Verdict> both = run_claim_variants(claim, options, {"", "wrong"});
+  EXPECT_EQ(both[0].outcome, Outcome::pass);
+  return both[1].outcome;
+}
+
+TEST(RunClaim, AMutantThatMovesTheQuantityLessThanTheToleranceIsInconclusiveNotPass) {
+  for (const bool with_claim : {false, true}) {
+    // Shift 0.05 < tolerance 0.1: no measurement consistent with the claim can tell them apart.
+    EXPECT_EQ(mutant_outcome(0.05, "1.0", with_claim), Outcome::inconclusive);
+    // Shift 0.15 > tolerance: the comparison resolves it; here the measurement sits between the two
+    // theories and the mutant PASSes (what fuzz_claims reports as a failure of the claim's power).
+    EXPECT_EQ(mutant_outcome(0.15, "1.07", with_claim), Outcome::pass);
+    // Shift 0.5: FAIL, as before.
+    EXPECT_EQ(mutant_outcome(0.5, "1.0", with_claim), Outcome::fail);
+    // A mutant that changes nothing compared: INCONCLUSIVE.
+    EXPECT_EQ(mutant_outcome(0.0, "1.0", with_claim), Outcome::inconclusive);
+  }
 }
 
 TEST(CheckOverridesApply, RejectsAParameterNoSelectedClaimHas) {

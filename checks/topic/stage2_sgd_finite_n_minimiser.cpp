@@ -1,6 +1,6 @@
 // Claim topic.stage2_sgd_finite_n_minimiser  [derived]  (specs/topic.md §6 "Finite N, exact", §9 C7; Thm 3 [reconstructed])
 //
-// Stage 2 with W^V frozen at c blockones (c_d = c_M = 0), key set (C), tau-subset documents of length
+// Stage 2 with W^V frozen at c blockones (c = cv/v; c_d = c_M = 0), key set (C), tau-subset documents of length
 // N ~ U{N_min..N_max}, squared loss, and the attention tied to one logit s = log E on same-topic word keys (same word
 // and other words alike, alpha = beta = s; 0 elsewhere): plain SGD on s, on sampled masked documents through the
 // model's own softmax attention and gradient, converges (iterate average) to the minimiser E*_N of the exact finite-N
@@ -60,49 +60,54 @@ namespace tt = theory::topic;
 namespace st = sim::topic;
 
 struct Params : ParamSet {
-  Vocabulary vocabulary{this, 20, 20, 3};  // T >= 3 >= tau
+  // T v <= 100: every step pulls the W^K gradient back through a (V+1)^3 product, which bounds the vocabulary at ci.
+  Int T{this, "T", 10, closed(3, 10), "number of topics (>= 3 >= tau)"};
+  Int v{this, "v", 10, closed(2, 10), "words per topic"};
   Int tau{this, "tau", 3, closed(2, 3), "topics per document (<= T; the exact sum costs O(N^(tau-1)))"};
-  Real c{this, "c", 0.1, closed(0.09, 0.5), "block value of the frozen W^V", Scale::log};
+  // The block value c = cv / v of the frozen W^V: cv = 1 is the lambda -> 0 stage-1 optimum (1/v) blockones.
+  Real cv{this, "cv", 1, closed(0.9, 5), "block value of the frozen W^V times v (c = cv / v; 1: the stage-1 optimum 1/v)",
+          Scale::log};
+  double c() const { return cv / static_cast<double>(v.value()); }
   Masking masking{this};
   // N_min >= 50: shorter documents move the finite-N minimiser far from the N -> infinity law, outside the bracket
   // of the theory's bisection (s_inf +- 2) and into a regime this claim does not declare.
   Int N_min{this, "N_min", 100, closed(50, 150), "shortest document"};
   Int N_max{this, "N_max", 150, closed(150, 200), "longest document"};
   Real lr{this, "lr", 100, closed(20, 1000), "SGD step size on s = log E", Scale::log};
-  Int batch{this, "batch", 40, closed(10, 100), "documents per step"};
+  Int batch{this, "batch", 40, closed(10, 60), "documents per step"};
 
   static std::size_t runs(const Budget& budget) { return budget.pick<std::size_t>(4, 32, 64); }
   static long long steps(const Budget& budget) { return budget.pick<long long>(100, 1600, 6000); }
 
   /// The N -> infinity minimiser for tau-subset documents and W^V = c blockones (spec §6; 1 + T p_c / p_r at c = 1/v).
   double E_infinite() const {
-    return tt::subset_law<double>(vocabulary.T.as_int(), vocabulary.v.as_int(), tau.as_int(), masking.p_c, masking.p_r, c);
+    return tt::subset_law<double>(T.as_int(), v.as_int(), tau.as_int(), masking.p_c, masking.p_r, c());
   }
 
   void check(const Budget& budget) const override {
     masking.check();
-    require(tau.value() <= vocabulary.T.value(), "tau", fmt::format("must be <= T = {}", vocabulary.T.value()));
+    require(tau.value() <= T.value(), "tau", fmt::format("must be <= T = {}", T.value()));
     require(masking.p_c >= 0.02, "p_c", "must be >= 0.02 here (at p_c = 0 the minimiser is E = 1: no finite-N shift to see)");
     require(masking.p_r >= 0.02, "p_r", "must be >= 0.02 here");
-    const double T = static_cast<double>(vocabulary.T.value()), v = static_cast<double>(vocabulary.v.value());
-    const double denominator = c * v * (masking.p_c + static_cast<double>(tau.value()) * masking.p_r / T) - masking.p_c;
-    require(denominator >= 0.1 * masking.p_c, "c",
-            fmt::format("c v (p_c + tau p_r / T) - p_c = {:.3g} must be >= 0.1 p_c (the N -> infinity minimiser "
+    const double Td = static_cast<double>(T.value());
+    const double denominator = cv * (masking.p_c + static_cast<double>(tau.value()) * masking.p_r / Td) - masking.p_c;
+    require(denominator >= 0.1 * masking.p_c, "cv",
+            fmt::format("cv (p_c + tau p_r / T) - p_c = {:.3g} must be >= 0.1 p_c (the N -> infinity minimiser "
                         "1 + p_c tau / (that) finite and <= 1 + 10 tau: a bracketed landscape)",
                         denominator));
     const double N = static_cast<double>(N_max.value());
-    const double V = static_cast<double>(vocabulary.V());
+    const double V = static_cast<double>(T.value() * v.value());
     // Theory: ~60 exact sums of ~3 N^3/6 x 40 operations; runs: R K B (N x 60 + 2000) + R K (V + 1)^3.
     const double work = 60 * 3 * N * N * N / 6 * 40 +
                         static_cast<double>(runs(budget) * steps(budget)) *
                             (static_cast<double>(batch.value()) * (N * 60 + 2000) + (V + 1) * (V + 1) * (V + 1));
-    const double limit = budget.pick(6e9, 1e11, 1e12);  // ~1.6e9 of these per CPU second (measured)
+    const double limit = budget.pick(6e9, 1.2e11, 1e12);  // ~1.6e9 of these per CPU second (measured)
     require(work <= limit, "batch", fmt::format("about {:.3g} operations, above the budget's {:.3g}", work, limit));
     // The mean dynamics s <- s - lr L'(s) must contract near the minimiser: lr L'' <= 1 (L'' at the N -> infinity
     // law from a second difference of the exact sum; the stationary-bias formula also assumes lr L'' well below 2).
     const double s_inf = portable::log(E_infinite()), h = 0.02;
-    const auto l = tt::finite_n_subset_losses<double>(vocabulary.T.as_int(), vocabulary.v.as_int(), tau.as_int(), masking.p_m,
-                                                      masking.p_c, masking.p_r, c,
+    const auto l = tt::finite_n_subset_losses<double>(T.as_int(), v.as_int(), tau.as_int(), masking.p_m,
+                                                      masking.p_c, masking.p_r, c(),
                                                       {portable::exp(s_inf - h), portable::exp(s_inf), portable::exp(s_inf + h)},
                                                       N_min.as_int(), N_max.as_int());
     const double curvature = (l[0] - 2 * l[1] + l[2]) / (h * h);
@@ -133,14 +138,14 @@ struct Predicted {
 };
 
 double loss_at(const Params& p, double E) {
-  return tt::finite_n_subset_loss<double>(p.vocabulary.T.as_int(), p.vocabulary.v.as_int(), p.tau.as_int(), p.masking.p_m,
-                                          p.masking.p_c, p.masking.p_r, p.c, E, p.N_min.as_int(),
+  return tt::finite_n_subset_loss<double>(p.T.as_int(), p.v.as_int(), p.tau.as_int(), p.masking.p_m,
+                                          p.masking.p_c, p.masking.p_r, p.c(), E, p.N_min.as_int(),
                                           p.N_max.as_int());
 }
 
 std::vector<double> losses_at(const Params& p, const std::vector<double>& Es) {
-  return tt::finite_n_subset_losses<double>(p.vocabulary.T.as_int(), p.vocabulary.v.as_int(), p.tau.as_int(), p.masking.p_m,
-                                            p.masking.p_c, p.masking.p_r, p.c, Es, p.N_min.as_int(),
+  return tt::finite_n_subset_losses<double>(p.T.as_int(), p.v.as_int(), p.tau.as_int(), p.masking.p_m,
+                                            p.masking.p_c, p.masking.p_r, p.c(), Es, p.N_min.as_int(),
                                             p.N_max.as_int());
 }
 
@@ -183,7 +188,7 @@ class Stage2SgdFiniteNMinimiser final : public ClaimShape<Params, Settings, Meas
 
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
-    const int T = p.vocabulary.T.as_int(), v = p.vocabulary.v.as_int(), V = T * v;
+    const int T = p.T.as_int(), v = p.v.as_int(), V = T * v;
     const st::DocumentLaw law{.T = T, .v = v, .prior = st::TopicPrior::subset, .alpha = 1, .tau = p.tau.as_int(),
                               .N_min = p.N_min.as_int(), .N_max = p.N_max.as_int()};
     const st::MaskingLaw masking = p.masking.law();
@@ -203,7 +208,7 @@ class Stage2SgdFiniteNMinimiser final : public ClaimShape<Params, Settings, Meas
       q.WQ.setIdentity();
       for (int b = 0; b < V; ++b) {
         for (int c = 0; c < V; ++c) {
-          if (b / v == c / v) q.WV(b, c) = p.c;
+          if (b / v == c / v) q.WV(b, c) = p.c();
         }
       }
       auto set_logit = [&](double x) {
@@ -310,7 +315,7 @@ class Stage2SgdFiniteNMinimiser final : public ClaimShape<Params, Settings, Meas
         "R = {} runs of K = {} steps, batch {}, lr = {:g}, start s_0 = log of the N -> infinity law.",
         portable::exp(t.s_star), portable::exp(sm.mean), p.E_infinite(), m.runs.size(), K, p.batch.value(), lr));
     // The landscape L_N(E) with its minimiser and the SGD estimate.
-    const int T = p.vocabulary.T.as_int(), v = p.vocabulary.v.as_int();
+    const int T = p.T.as_int(), v = p.v.as_int();
     Plot plot{"landscape_sgd", "Stage-2 finite-N landscape L_N(E): exact minimiser and the SGD estimate", "E", "loss", true,
               false, {}};
     Curve finite = Curve::line("exact finite-N sum L_N(E)"), infinite = Curve::line("N -> infinity");
@@ -320,7 +325,7 @@ class Stage2SgdFiniteNMinimiser final : public ClaimShape<Params, Settings, Meas
     const auto curve = losses_at(p, Es);
     for (std::size_t k = 0; k < Es.size(); ++k) {
       finite.add(Es[k], curve[k]);
-      infinite.add(Es[k], tt::infinite_n_subset_loss<double>(T, v, p.tau.as_int(), p.masking.p_c, p.masking.p_r, p.c, Es[k]));
+      infinite.add(Es[k], tt::infinite_n_subset_loss<double>(T, v, p.tau.as_int(), p.masking.p_c, p.masking.p_r, p.c(), Es[k]));
     }
     Curve minimum = Curve::points("exact minimiser E*_N");
     minimum.add(portable::exp(t.s_star), loss_at(p, portable::exp(t.s_star)));

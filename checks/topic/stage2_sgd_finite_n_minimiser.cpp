@@ -19,7 +19,8 @@
 //   numerical: 2 |root(h = 1e-2) - root(h = 1e-3)| / 99 (the h^2 term of the h = 1e-3 root, doubled) + the root
 //     finder's stopping width 1e-10;
 //   bias: (a) the transient from s_0: |s_0 - s*| (1 - lr L''_min)^(K/2) with L''_min the smallest curvature of L_N
-//     on [s_0, s*] (checked positive, from second differences of the exact sum at both ends and the middle);
+//     on [s_0, s*] (second differences of the exact sum at both ends and the middle; were it not positive, the bound
+//     would be large and the comparison INCONCLUSIVE; check() refuses a non-convex landscape at s_0);
 //     (b) the stationary bias of constant-step SGD: at stationarity E[L'(s_k)] = 0 (the mean step is 0), and
 //     L'(s) = L'' (s - s*) + L''' (s - s*)^2 / 2 + ..., so E s - s* = -L''' Var(s) / (2 L'') with Var(s) ~ lr sigma^2 /
 //     (2 L'') (sigma^2 the minibatch gradient variance, measured over the runs' steps); bound: twice
@@ -111,6 +112,10 @@ struct Params : ParamSet {
                                                       {portable::exp(s_inf - h), portable::exp(s_inf), portable::exp(s_inf + h)},
                                                       N_min.as_int(), N_max.as_int());
     const double curvature = (l[0] - 2 * l[1] + l[2]) / (h * h);
+    require(curvature > 0, "cv",
+            fmt::format("the finite-N loss is not convex in log E at the N -> infinity law (L'' = {:.3g}): no contracting "
+                        "SGD to compare",
+                        curvature));
     require(lr * curvature <= 1, "lr",
             fmt::format("lr L'' = {:.3g} must be <= 1 (L'' = {:.3g} near the minimiser): lr <= {:.3g}", lr * curvature,
                         curvature, 1 / curvature));

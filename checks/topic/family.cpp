@@ -19,14 +19,18 @@ void register_family_topic(Registry& registry) {
     "the K-step average), C3 ((P) lambda -> 0 closed form vs an extrapolated solve), C4 (RapidCheck properties in "
     "tests/theory/topic), C5 (prior-free law E* = 1 + T p_c/p_r and the tau-subset general-c formula vs the numeric "
     "minimiser), the (P) stage-2 minimiser of spec §6 (50/100-digit Newton root vs Nelder-Mead, delta_M* = 0), C6-C7 "
-    "(exact finite-N stage-2 loss vs sampled documents through the model's softmax attention), C8 (two stages under "
+    "(exact finite-N stage-2 loss vs sampled documents through the model's softmax attention; and C7 against SGD: "
+    "stage2_sgd_finite_n_minimiser, SGD on the tied same-topic logit finds the exact finite-N minimiser, 11.6667 at "
+    "the defaults, not the N -> inf law 11), C8 (two stages under "
     "Adam, qualitative, near the figure setting; attention gradients O(eps^2) at init), C9 (the CE stage-2 loss of "
     "finite documents vs sampled documents, at the CE minimiser) and the headline (everything free on the figure "
     "setting: block pattern of the value map and of the embedding Gram, qualitative, with the W^V heatmap).",
-    "Not checked yet: the finite-N stage-2 minimiser 11.6667 against SGD on a free B, the C9 stage-1 CE optimum "
+    "Not checked yet: SGD on a free B (every logit trained, not only the tied same-topic one: at finite N the "
+    "optimum need not have alpha = beta), the C9 stage-1 CE optimum "
     "(block-symmetric, numeric convex minimisation) and the Dirichlet CE value E* = 47.7 (c = 1: for tau-subset "
     "documents the CE minimiser is infinite below c ~ 3.7), plain-SGD two-stage runs (the attention does not move "
-    "within a ci budget), the c_s, c_d against lambda report curves.",
+    "within a ci budget), the (P) stage-2 loss against sampled documents and the alpha != beta identifiability "
+    "check of spec §9 C6.",
     "The spec's C8 says the init gradient ratio ||grad W^K|| / ||grad W^V|| is O(eps); the mechanism (and the "
     "measurement) give O(eps^2). topic.two_stage_value_before_attention checks eps^2 and keeps eps as a mutant.",
     "The two-stage ordering fails far from the figure setting (the fuzz found t_A < t_V at p_c = 0.74, where "

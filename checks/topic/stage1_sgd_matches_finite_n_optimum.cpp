@@ -38,6 +38,10 @@
 // Mutants: c_d_wrong_sign and ridge_half_convention (lambda/2: 8% on c_s) are gross; eta_dropped (the N -> infinity
 // closed form, 0.7% on c_s and 8% on c_d) is the small one, and it is the finite-N effect the claim is about.
 // (C1's small mutant eta_all_other_positions moves c_s by 0.1% and c_d by 1.2%: below this claim's resolution at ci.)
+// Report plot, not compared (issue #12: "c_s, c_d against lambda, theory curves, SGD points with bands"): besides the
+// claim's lambda, R_sweep further runs (own streams "lambda_<k>") at each of the ridges 1e-4, 3e-4, 3e-3 that the
+// step size allows (2 lr (2/V + lambda) <= 1 and 2 lr h_min K/2 >= 12, as check() requires of the claim's lambda);
+// their block means c_s, c_d with Student-t bands (at the comparisons' share) against the finite-N closed form.
 //
 // Claim topic.stage1_all_keys_sgd_matches_finite_n_optimum  [derived]  (specs/topic.md §5 "(P), finite N", §9 C3)
 //
@@ -138,6 +142,22 @@ struct Params : ParamSet {
 
   static std::size_t replicates(const Budget& budget) { return budget.pick<std::size_t>(4, 32, 64); }
   static long long steps(const Budget& budget) { return budget.pick<long long>(240, 300, 6000); }
+  /// (C): runs per ridge of the report's lambda sweep (plot only), and the ridges it may use.
+  static std::size_t sweep_replicates(const Budget& budget) { return all ? 0 : budget.pick<std::size_t>(2, 8, 16); }
+  static constexpr std::array<double, 3> sweep_lambdas = {1e-4, 3e-4, 3e-3};
+  /// The sweep's ridges the step size allows (the same two conditions check() imposes on lambda).
+  std::vector<double> sweep(const Budget& budget) const {
+    std::vector<double> out;
+    if constexpr (!all) {
+      const double V = static_cast<double>(vocabulary.V());
+      for (const double l : sweep_lambdas) {
+        if (std::abs(l / lambda - 1) < 1e-9) continue;
+        const double h = h_min() - lambda + l;
+        if (2 * lr * (2 / V + l) <= 1 && static_cast<double>(steps(budget)) / 2 * 2 * lr * h >= 12) out.push_back(l);
+      }
+    }
+    return out;
+  }
 
   void check(const Budget& budget) const override;
 };
@@ -206,15 +226,19 @@ void Params<K>::check(const Budget& budget) const {
             fmt::format("lr h_min = {:.3g} too small: K/2 = {:g} steps cannot forget the start (need 2 lr h_min K/2 >= 12)",
                         lr * h_min(), K_steps / 2));
   }
-  // Cost: R K B documents of ~N_max tokens plus V (V+1) per step.
-  const double work = static_cast<double>(replicates(budget)) * K_steps *
+  // Cost: R K B documents of ~N_max tokens plus V (V+1) per step ((C): and the report's lambda sweep, 3 R_sweep runs).
+  const double runs = static_cast<double>(replicates(budget) + 3 * sweep_replicates(budget));
+  const double work = runs * K_steps *
                       (static_cast<double>(batch.value()) * (static_cast<double>(lengths.N_max.value()) * 40 + 30 * V) + 6 * V * V);
-  const double limit = budget.pick(5e8, 5e9, 2e11);  // ~4e8 of these per second (measured)
+  // ~4e8 of these per second (measured); the limits scale with (R + 3 R_sweep) / R so that the sweep refuses no point.
+  const double limit = budget.pick(5e8, 5e9, 2e11) * runs / static_cast<double>(replicates(budget));
   require(work <= limit, "batch", fmt::format("about {:.3g} operations, above the budget's {:.3g}", work, limit));
 }
 
 struct Measured {
   std::vector<Stage1SgdRun> runs;
+  std::vector<double> sweep_lambda;                    ///< (C) the report's further ridges
+  std::vector<std::vector<Stage1SgdRun>> sweep_runs;  ///< (C) their runs (plot only)
   std::vector<long long> record_steps;  ///< the checkpoints of Stage1SgdRun::checkpoint_means
   double bias = 0;                      ///< (C) the transient bound; (P) 0 (the transient is predicted exactly)
   double arithmetic = 0;
@@ -329,6 +353,15 @@ class Stage1SgdMatchesFiniteNOptimum final : public ClaimShape<Params<K>, Settin
     setup.checkpoints = checkpoints;
     Measured m;
     m.runs = run_stage1_sgd(setup, context, "sgd");
+    if constexpr (!all) {
+      for (const double l : p.sweep(context.budget)) {
+        Stage1SgdSetup other = setup;
+        other.lambda = l;
+        other.replicates = P::sweep_replicates(context.budget);
+        m.sweep_lambda.push_back(l);
+        m.sweep_runs.push_back(run_stage1_sgd(other, context, fmt::format("lambda_{:g}", l)));
+      }
+    }
     const long long steps = setup.steps, B = p.batch;
     for (int c = 1; c < checkpoints; ++c) m.record_steps.push_back(steps * c / checkpoints);
     if constexpr (!all) {
@@ -419,6 +452,7 @@ class Stage1SgdMatchesFiniteNOptimum final : public ClaimShape<Params<K>, Settin
           stats::summarize(raw).mean, 0.1 * contrast));
     }
     verdict.plots.push_back(plot(m, t, delta));
+    if constexpr (!all) verdict.plots.push_back(lambda_plot(p, m, delta));
     const long long steps = P::steps(context.budget);
     verdict.notes.push_back(fmt::format(
         "R = {} runs of K = {} steps, batch {} documents, lr = {:g}, lambda = {:g}; compared: the average of steps "
@@ -440,6 +474,39 @@ class Stage1SgdMatchesFiniteNOptimum final : public ClaimShape<Params<K>, Settin
   }
 
  private:
+  /// (C) c_s and c_d against lambda: the finite-N closed form and the SGD block means (the claim's runs and the
+  /// sweep's) with Student-t bands.
+  static Plot lambda_plot(const P& p, const Measured& m, double delta) {
+    const int T = p.vocabulary.T.as_int(), v = p.vocabulary.v.as_int();
+    Plot plot{"block_values_vs_lambda", "c_s and c_d against the ridge: finite-N closed form and SGD ((C), uniform attention)",
+              "lambda", "value", true, false, {}};
+    Curve cs = Curve::line("c_s, finite-N closed form"), cd = Curve::line("c_d, finite-N closed form");
+    const auto length = tt::length_statistics<double>(p.lengths.N_min.as_int(), p.lengths.N_max.as_int(), p.masking.p_m.value());
+    const auto rho = tt::rho_topic(tt::dirichlet_moments<double>(T, p.alpha.value()), v);
+    for (int k = 0; k <= 24; ++k) {
+      const double l = 5e-5 * portable::pow(10.0, k * 2.5 / 24);
+      const auto b = tt::excluded_keys_closed_form<double>(T, v, rho, l, &length);
+      cs.add(l, b.same);
+      cd.add(l, b.diff);
+    }
+    Curve cs_sgd = Curve::band("c_s, SGD"), cd_sgd = Curve::band("c_d, SGD");
+    auto add = [&](double l, const std::vector<Stage1SgdRun>& runs) {
+      if (runs.size() < 2) return;
+      for (const auto k : {same_class, diff_class}) {
+        std::vector<double> values;
+        for (const Stage1SgdRun& run : runs) values.push_back(block_means(run.average, T, v)[static_cast<std::size_t>(k)]);
+        const stats::Summary sm = stats::summarize(values);
+        (k == same_class ? cs_sgd : cd_sgd).add_mean(l, sm.mean, stats::student_t_half_width(sm, delta).value);
+      }
+    };
+    std::vector<std::pair<double, const std::vector<Stage1SgdRun>*>> points = {{p.lambda.value(), &m.runs}};
+    for (std::size_t i = 0; i < m.sweep_lambda.size(); ++i) points.emplace_back(m.sweep_lambda[i], &m.sweep_runs[i]);
+    std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [l, runs] : points) add(l, *runs);
+    plot.add(std::move(cs)).add(std::move(cs_sgd)).add(std::move(cd)).add(std::move(cd_sgd));
+    return plot;
+  }
+
   /// The block means of the current iterate at the checkpoints against the theory's lines.
   static Plot plot(const Measured& m, const Predicted& t, double delta) {
     auto band_point = [&](Curve& band, std::size_t c, std::size_t k) {

@@ -9,16 +9,21 @@
 // This is a QUALITATIVE claim (spec §7): the comparison is an ordering, not a value.
 // Mechanism [derived]: dL/dW^K = W^Q G^T / sqrt(d) with G = dL/dB itself proportional to W^V, so at init eps the
 // attention gradients are O(eps^2) while dL/dW^V = O(1): the ratio r(eps) = ||grad W^K|| / ||grad W^V|| scales as
-// eps^2 (the spec's C8 writes the looser O(eps)); checked as r(eps/16) / r(eps/64) = 16 on the first batch with the
-// initial parameters rescaled (same direction).
+// eps^2 (the spec's C8 writes the looser O(eps)); checked as r(eps/256) / r(eps/1024) = 16 on the first batch with
+// the initial parameters rescaled (same direction).
 // Measured: R runs with their own streams (documents, masks, init), K Adam steps of B documents; c_s - c_d and
-// E_hat every 10 steps; the gradient-norm ratio at init, eps/4 and eps/16 on run 0's first batch.
+// E_hat every 10 steps; the gradient-norm ratio at init eps, eps/4, ..., eps/1024 on run 0's first batch.
 // Tolerance:
 //   ordering: numerical = 10 steps (both times are read every 10 steps); no statistical term (a per-run
 //     statement, checked in every run); resolution 20 steps;
-//   scaling: compared r(eps/16)/r(eps/64); bias = 2 |r(eps/4)/r(eps/16) - r(eps/16)/r(eps/64)| / 3 (Richardson: the
-//     O(eps) corrections shrink ~4-fold from one pair to the next; factor 2 for the O(eps^2) terms); numerical 1e-9
-//     relative (double gradients of size 1e-10 against 1e-2); resolution 10% of 16.
+//   scaling: r(eps) = c eps^2 (1 + a eps + b eps^2 + ...), so q_k = r(eps 4^-k) / r(eps 4^-(k+1)) = 16 + x 4^-k +
+//     y 16^-k + ...: compared q_4 = r(eps/256)/r(eps/1024); bias = 2 |q_3 - q_4| / 3 (Richardson: the first-order
+//     term shrinks 4-fold per pair, |q_4 - 16| = |q_3 - q_4|/3 when it dominates; factor 2 for the rest). That bound
+//     fails when the second-order term is comparable (y ~ -0.8 x at the compared level): session 13's fuzz found it at
+//     alpha = 0.052, init = 0.0174 with the earlier pair q_2 (q_1, q_2 = 15.9976, 15.9989: bias 8.3e-4 < |q_2 - 16| =
+//     1.1e-3); two levels deeper y/x is 16 times smaller (there q_3, q_4 = 15.99968, 15.99992); numerical 1e-9
+//     relative (the gradients, down to ~1e-12 against 5e-2, are products without cancellation; measured: q_k - 16
+//     keeps shrinking 4-fold down to eps/65536); resolution 10% of 16.
 // Mutants: attention_first (t_A < t_V predicted; gross), first_order_attention_gradient (r ~ eps: ratio 4;
 // gross) and exponent_1_8 (r ~ eps^1.8: ratio 12.1; small).
 // Not checked here: plain SGD (the landscape is flat, the attention does not move within 1e4 steps at lr 10-30:
@@ -62,7 +67,9 @@ struct Params : ParamSet {
   Real p_r{this, "p_r", 0.1, closed(0.05, 0.15), "probability that a selected position becomes a random word"};
   Int N_min{this, "N_min", 100, closed(80, 150), "shortest document"};
   Int N_max{this, "N_max", 150, closed(150, 200), "longest document"};
-  Real lr{this, "lr", 1e-3, closed(7e-4, 1.5e-3), "Adam step size", Scale::log};
+  // lr up to 1.5e-2 includes the figure setting's Adam lr 0.01 (session 13, ci, seeds 1 and 2: t_V = 40, t_A = 120-130
+  // at lr 0.004; t_V = 20, t_A = 50-60 at 0.01; t_V = 10, t_A = 40-50 at 0.015; and the fuzz at three seeds).
+  Real lr{this, "lr", 1e-3, closed(7e-4, 1.5e-2), "Adam step size (1e-3: spec §7's reference runs; 1e-2: the figure setting)", Scale::log};
   Real init{this, "init", 0.01, closed(5e-3, 0.02), "initial scale of W^K, W^Q, W^V (times N(0,1))", Scale::log};
   Int batch{this, "batch", 40, closed(20, 60), "documents per step"};
 
@@ -94,7 +101,7 @@ struct Run {
 
 struct Measured {
   std::vector<Run> runs;
-  double ratio[4] = {0, 0, 0, 0};  ///< r(eps), r(eps/4), r(eps/16), r(eps/64)
+  double ratio[6] = {0, 0, 0, 0, 0, 0};  ///< r(eps 4^-i), i = 0..5
 };
 
 struct Predicted {
@@ -128,14 +135,14 @@ class TwoStageValueBeforeAttention final : public ClaimShape<Params, Settings, M
                        .lr = p.lr, .init = p.init, .batch = p.batch, .steps = Params::steps(context.budget)};
     const st::Structure& s = setup.structure;
     Measured m;
-    double ratios[4] = {0, 0, 0, 0};
+    double ratios[6] = {0, 0, 0, 0, 0, 0};
     m.runs = sim::run_replicates(replicate_options(context, "adam", Params::runs(context.budget)), [&](std::size_t r, sim::Rng& rng) {
       Run run;
       auto gradient_ratios = [&](long long k, const st::Parameters& params, const std::vector<st::MaskedDocument>& docs) {
         if (k != 1 || r != 0) return;
-        // The gradient-norm ratio at init eps, eps/4, eps/16, eps/64 (parameters rescaled, same batch).
+        // The gradient-norm ratio at init eps 4^-i, i = 0..5 (parameters rescaled, same batch).
         double factor = 1;
-        for (int i = 0; i < 4; ++i, factor /= 4) {
+        for (int i = 0; i < 6; ++i, factor /= 4) {
           st::Parameters scaled = params;
           scaled.WK *= factor;
           scaled.WQ *= factor;
@@ -186,14 +193,14 @@ class TwoStageValueBeforeAttention final : public ClaimShape<Params, Settings, M
                            "t_V and t_A are read every 10 steps"),
           {0, "none: a per-run statement"}, {2 * record_every, "two recording intervals"}, Relation::at_least));
     }
-    const double second = m.ratio[1] / m.ratio[2], third = m.ratio[2] / m.ratio[3];
+    const double second = m.ratio[3] / m.ratio[4], third = m.ratio[4] / m.ratio[5];
     verdict.comparisons.push_back(checks::compare(
-        "r(eps/16) / r(eps/64), r = ||grad W^K|| / ||grad W^V|| at init",
+        "r(eps/256) / r(eps/1024), r = ||grad W^K|| / ||grad W^V|| at init",
         {t.scaling, 0, "4^exponent, exponent 2 (attention gradients O(eps^2), value gradient O(1))"},
         measured_exactly(third, 1e-9 * third, "double gradients: relative round-off far below 1e-9"),
         {2 * std::abs(second - third) / 3,
-         fmt::format("Richardson: 2 |r(eps/4)/r(eps/16) - r(eps/16)/r(eps/64)| / 3 (corrections O(eps) shrink ~4-fold per "
-                     "pair), with r(eps/4)/r(eps/16) = {:.6g}",
+         fmt::format("Richardson: 2 |r(eps/64)/r(eps/256) - r(eps/256)/r(eps/1024)| / 3 (corrections O(eps) shrink ~4-fold "
+                     "per pair), with r(eps/64)/r(eps/256) = {:.8g}",
                      second)},
         {1.6, "10% of 16"}));
 
@@ -214,9 +221,9 @@ class TwoStageValueBeforeAttention final : public ClaimShape<Params, Settings, M
         "QUALITATIVE claim ([paper], spec §7): t_V = first step with c_s - c_d >= 0.9 x its final value; t_A = first "
         "step with E_hat >= 1.2. Adam only: under plain SGD the attention does not move within the ci budget "
         "(flat landscape, spec §7).");
-    verdict.notes.push_back(fmt::format("Gradient-norm ratio at init: r(eps) = {:.4g}, r(eps/4) = {:.4g}, r(eps/16) = {:.4g}, "
-                                        "r(eps/64) = {:.4g} (eps = {:g}); the spec's C8 says O(eps), the mechanism gives O(eps^2).",
-                                        m.ratio[0], m.ratio[1], m.ratio[2], m.ratio[3], p.init.value()));
+    verdict.notes.push_back(fmt::format("Gradient-norm ratio at init: r(eps 4^-i), i = 0..5 = {:.4g}, {:.4g}, {:.4g}, {:.4g}, "
+                                        "{:.4g}, {:.4g} (eps = {:g}); the spec's C8 says O(eps), the mechanism gives O(eps^2).",
+                                        m.ratio[0], m.ratio[1], m.ratio[2], m.ratio[3], m.ratio[4], m.ratio[5], p.init.value()));
     return verdict;
   }
 

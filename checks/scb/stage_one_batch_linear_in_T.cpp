@@ -639,8 +639,8 @@ class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measure
             : Bias{refusal_bias, ratio_refusal},
         {portable::log(2.0), "a prefactor off by a factor 2 must be told apart"}));
 
-    // Plots: B_90 against T, and samples to escape against T per grid batch factor.
-    Plot b90{"batch_90", "smallest batch with >= 90% escapes within 2 t_esc", "T", "B_90", true, true, {}};
+    // Plots: B_90 against T, and samples to the exit against T per grid batch factor.
+    Plot b90{"batch_90", "B_90: 90% of seeds leave the linear regime through +1/4 (fitted)", "T", "B_90", true, true, {}};
     Curve measured_curve = Curve::band("B_90 (interval)");
     Curve theory_line = Curve::line("slope 1 through the first point");
     for (const Estimate& e : m.by_T) {
@@ -652,7 +652,7 @@ class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measure
     }
     b90.add(std::move(measured_curve)).add(std::move(theory_line));
     verdict.plots.push_back(std::move(b90));
-    Plot samples{"samples_to_escape", "samples to escape (B x steps, mean over escaping seeds)", "T", "samples", true,
+    Plot samples{"samples_to_escape", "samples to the +1/4 exit (B x steps, mean over successful seeds)", "T", "samples", true,
                  true, {}};
     for (std::size_t j = 0; j < grid_factors.size(); j += 2) {
       Curve curve = Curve::points(fmt::format("B = {:.2g} c_lin T K_2/K_P^2", grid_factors[j]));
@@ -687,13 +687,14 @@ class StageOneBatchLinearInT final : public ClaimShape<Params, Settings, Measure
         .paper = "Ren, Wang, Lee (NeurIPS 2024), sparse contextual bigrams",
         .source = "specs/scb.md §5 (stage-1 SNR), §8 claim 12; [paper] stage 1 needs poly(T) samples",
         .tag = Provenance::derived,
-        .statement = "The smallest stage-1 batch for which >= 90% of seeds reach alpha >= 1/2 within twice the "
-                     "population escape time grows linearly in T (log-log slope 1 up to log factors), with a "
+        .statement = "The stage-1 batch B_90 at which 90% of seeds leave the linear regime on the population's side "
+                     "(alpha reaches +1/4 before -1/4, within twice the population escape time; B_90 fitted with the "
+                     "linear-noise success curve) grows linearly in T (log-log slope 1 up to log factors), with a "
                      "prefactor proportional to K_2/K_P^2.",
         .latex = R"(B_{90}(T) \propto T\,K_2/K_P^2 \quad(\text{log-log slope } 1 \pm 1/\ln T))",
         .simulation = "For T = T_min, 2 T_min, ..., T_max: stage-1 SGD from the paper's init on a grid of 7 batches "
-                      "(n seeds each) until alpha >= 1/2 or 2 t_esc^pop steps; a second instance (P mixed with I, same "
-                      "mu) at T_ref = T_min for the prefactor.",
+                      "(n seeds each) until alpha leaves (-1/4, 1/4) or 2 t_esc^pop steps; a second instance (P mixed "
+                      "with I, same mu) at T_ref = T_max for the prefactor.",
     };
   }
 

@@ -35,7 +35,7 @@
 //   INCONCLUSIVE with the point as its reason (bias 10, above any resolution), never a number from a wrong model:
 //   the prefactor (both instances at T_max) and the slope's T_max end. The slope's T_min end is exempt (its
 //   interval must be bounded): at T = 32 the fractions are steeper than the linear-noise curve at about half the
-//   seeds (seeds 1-13: 6; B_90 = B_lin + C, C ~ 25-30 at T = 32..128 and ~0 at 256, e.g. seed 11: 62.8 against
+//   seeds (11 of seeds 1-40 and 83; B_90 = B_lin + C, C ~ 25-30 at T = 32..128 and ~0 at 256, e.g. seed 11: 62.8 against
 //   34.4, 102 / 70, 162 / 142, 279 / 285), the signature of a noise term of second order in 1/B (the attention
 //   noise that the V noise drives, η_A² |V − μ1ᵀ|²/B, whose share falls like 1/B ∝ 1/T); it lowers the slope
 //   by up to 0.28 (seed 11: 0.72), inside the log-factor allowance but not derived.
@@ -63,6 +63,13 @@
 //   0.22 log-factor bias) and 0.40 in ln(B_90'/B_90) (statistical; bias 0.001). A few-percent mutant (slope
 //   1.05, the ratio's log x 1.05) is far inside both, so the claim declares none.
 // Mutants (edits of Settings): batch_sqrt_T (slope 1/2), prefactor_without_K_2 (B ∝ T/K_P²).
+// Seeds 1-40 and 83 at ci (session 13, one thread each, two at a time on the loaded machine): 40 PASS,
+//   1 INCONCLUSIVE (seed 35: K_P = 0.0063, so η_A = 40: B_90 is 3-8x its linear-noise prediction at every T and
+//   the T_max fits fail the shape check), 0 FAIL. Seed 83: PASS, margin 0.26 (prefactor −0.395 against −0.499,
+//   tolerance 0.41; slope 0.939). Closest: seed 33's prefactor, margin 0.995 (+0.124 against −0.297 ± 0.42: the
+//   mixed instance, K_P' = 0.060, sits at 1.26x its linear-noise prediction at T_max with a curve of the right
+//   shape: the second-order noise ∝ η_A²/B, not in the derived bias and not caught by the shape check; a known
+//   gap). Slopes 0.72-0.94. (The 11 T_min shape misfits were INCONCLUSIVE before the T_min exemption.)
 // Seeds: 800 at T_max (n(T) = 800 √(T_max/T) at T_min, a quarter of that at the T in between, whose B_90 are
 //   plotted, not compared). Shares: the three ln B_90 intervals hold together with probability >= 1 − δ (δ/3
 //   each); the slope records the two ends (T_min, T_max), the prefactor the mixed instance's.
@@ -72,7 +79,8 @@
 //   InstanceBounds, a deterministic rejection on P), so the worst cost is that of the grid at K_2/K_P² =
 //   noise_ratio_max with the fewest seeds a ci run drops to (100): a function of the parameters only. At ci an
 //   instance over the limit at 800 seeds runs with fewer. A run stops at its exit, so the cost is below the
-//   bound; one thread at the master seed: 20 s CPU (the previous estimator, ½ within the window: 22 s).
+//   bound; one thread at the master seed: 29 s CPU (30 s wall, machine load 1.8; the previous estimator, ½
+//   within the window, 600 seeds, T_ref = T_min: 22 s CPU).
 
 #include <fmt/format.h>
 

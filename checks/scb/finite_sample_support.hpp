@@ -41,6 +41,44 @@ inline MeasurementConstants measurement_constants(const sim::scb::Instance& inst
   return c;
 }
 
+/// Moments of one sample's alpha-hat increment at init, Z = (P(h - mu))^T (e_{x_o} - mu) (Delta alpha-hat =
+/// eta Z / K_P; h = the context's token frequencies, x_1..x_T iid mu, x_o ~ P e_{x_s}), exactly. With
+/// d_x = P(e_x - mu), f_x = d_x - (mu^T d_x) 1 and u = (1/T) sum_j f_{x_j} (iid, mean 0), Z = u_{x_o} and
+/// x_o ~ mu + d_{x_s}; only index patterns in which every context position other than s occurs twice or more
+/// survive the expectation:
+///   E Z   = (1/T) E d^T f = K_P / T,
+///   E Z^2 = (1/T) sum_o mu_o E f_o^2 + (1/T^2) sum_o E d_o f_o^2 = K_2/T + M_3/T^2,
+///   E Z^3 = (1/T^2) sum_o mu_o E f_o^3 + (1/T^3) sum_o (E d_o f_o^3 + 3 (T - 1) E[d_o f_o] E[f_o^2]),
+/// expectations over x ~ mu. The variance is K_2/T (spec §5) plus an O(1/T^2) part that does not scale with K_2.
+struct IncrementMoments {
+  double variance = 0, third = 0;  ///< of Z: variance and third central moment
+};
+
+inline IncrementMoments increment_moments(const sim::scb::Instance& instance, int T) {
+  const int N = instance.N();
+  const Eigen::VectorXd& mu = instance.mu;
+  Eigen::VectorXd mu_f2 = Eigen::VectorXd::Zero(N), df = Eigen::VectorXd::Zero(N), f2 = Eigen::VectorXd::Zero(N);
+  double mean_Tz = 0, mu_f3 = 0, d_f2 = 0, d_f3 = 0;
+  for (int x = 0; x < N; ++x) {
+    const Eigen::VectorXd d = instance.P.col(x) - instance.P * mu;
+    const Eigen::VectorXd f = (d.array() - mu.dot(d)).matrix();
+    for (int o = 0; o < N; ++o) {
+      mean_Tz += mu[x] * d[o] * f[o];
+      mu_f3 += mu[x] * mu[o] * f[o] * f[o] * f[o];
+      mu_f2[o] += mu[x] * mu[o] * f[o] * f[o];
+      d_f2 += mu[x] * d[o] * f[o] * f[o];
+      d_f3 += mu[x] * d[o] * f[o] * f[o] * f[o];
+      df[o] += mu[x] * d[o] * f[o];
+      f2[o] += mu[x] * f[o] * f[o];
+    }
+  }
+  const double Td = T;
+  const double m1 = mean_Tz / Td;
+  const double m2 = mu_f2.sum() / Td + d_f2 / (Td * Td);
+  const double m3 = mu_f3 / (Td * Td) + (d_f3 + 3 * (Td - 1) * df.dot(f2)) / (Td * Td * Td);
+  return {m2 - m1 * m1, m3 - 3 * m1 * m2 + 2 * m1 * m1 * m1};
+}
+
 /// α̂ = ⟨V, P⟩_Σ / K_P and y = Σ_k μ_k(⟨a_k, q_k⟩ − 1/T) of a model.
 struct Observables {
   double alpha = 0, y = 0;

@@ -109,30 +109,13 @@ long long population_detection_step(const sim::scb::Instance& instance, double e
   throw std::runtime_error("population detection not reached within 1e5 steps");
 }
 
-/// The largest mean alpha within `steps` stage-1 SGD steps at batch B predicted by the noise-corrected
-/// reduced model (spec §5) with the attention noise of the current state (theory::scb::
-/// attention_gradient_variance), in double: the mean SGD path the detection needs to reach 1/2.
-double noise_corrected_alpha_max(const sim::scb::Instance& instance, long long steps, double eta, double eta_A,
-                                 double batch) {
-  const theory::scb::Instance<double> ti = to_theory<double>(instance);
-  const theory::scb::Constants<double> c = theory::scb::constants(ti);
-  const theory::scb::AttentionNoiseConstants<double> noise = theory::scb::attention_noise_constants(ti);
-  const auto N = ti.mu.size();
-  theory::scb::ReducedState<double> state{ti.mu, 0.0, 0.0, theory::Vector<double>::Zero(N),
-                                          theory::Vector<double>::Zero(N)};
-  double best = 0;
-  for (long long t = 0; t < steps; ++t) {
-    state = theory::scb::noise_corrected_step(ti, c, noise, state, eta, eta_A, batch);
-    best = std::max(best, state.alpha);
-  }
-  return best;
-}
-
-/// First passage of alpha = 1/2 by the mean path of the noise-corrected reduced model (spec §5, the attention
-/// noise of the current state) at batch B, or of the noiseless reduced GD when `batch` is infinite, within `steps`
-/// steps; interpolated linearly in alpha between the two steps around it (a continuous time, so that two
-/// passages can be subtracted without integer rounding). NaN when alpha stays below 1/2.
-double model_passage(const sim::scb::Instance& instance, long long steps, double eta, double eta_A, double batch) {
+/// Walks the mean path of the reduced model (spec §5) from the paper's init for up to `steps` steps: the
+/// noise-corrected model with the attention noise of the current state (theory::scb::
+/// attention_gradient_variance) at batch B, or the noiseless reduced GD when `batch` is infinite, in
+/// double. `visit(t, alpha_before, alpha_after)` after step t (1-based); it returns true to stop.
+template <class Visit>
+void walk_reduced_model(const sim::scb::Instance& instance, long long steps, double eta, double eta_A, double batch,
+                        Visit&& visit) {
   const theory::scb::Instance<double> ti = to_theory<double>(instance);
   const theory::scb::Constants<double> c = theory::scb::constants(ti);
   const theory::scb::AttentionNoiseConstants<double> noise = theory::scb::attention_noise_constants(ti);
@@ -143,9 +126,34 @@ double model_passage(const sim::scb::Instance& instance, long long steps, double
     const double before = state.alpha;
     state = std::isfinite(batch) ? theory::scb::noise_corrected_step(ti, c, noise, state, eta, eta_A, batch)
                                  : theory::scb::reduced_gd_step(ti, c, state, eta, eta_A);
-    if (state.alpha >= 0.5) return static_cast<double>(t - 1) + (0.5 - before) / (state.alpha - before);
+    if (visit(t, before, state.alpha)) return;
   }
-  return std::numeric_limits<double>::quiet_NaN();
+}
+
+/// The largest mean alpha within `steps` stage-1 SGD steps at batch B predicted by the noise-corrected
+/// reduced model: the mean SGD path the detection needs to reach 1/2.
+double noise_corrected_alpha_max(const sim::scb::Instance& instance, long long steps, double eta, double eta_A,
+                                 double batch) {
+  double best = 0;
+  walk_reduced_model(instance, steps, eta, eta_A, batch, [&best](long long, double, double alpha) {
+    best = std::max(best, alpha);
+    return false;
+  });
+  return best;
+}
+
+/// First passage of alpha = 1/2 by the mean path of the noise-corrected reduced model at batch B, or of the
+/// noiseless reduced GD when `batch` is infinite, within `steps` steps; interpolated linearly in alpha between
+/// the two steps around it (a continuous time, so that two passages can be subtracted without integer
+/// rounding). NaN when alpha stays below 1/2.
+double model_passage(const sim::scb::Instance& instance, long long steps, double eta, double eta_A, double batch) {
+  double passage = std::numeric_limits<double>::quiet_NaN();
+  walk_reduced_model(instance, steps, eta, eta_A, batch, [&passage](long long t, double before, double alpha) {
+    if (alpha < 0.5) return false;
+    passage = static_cast<double>(t - 1) + (0.5 - before) / (alpha - before);
+    return true;
+  });
+  return passage;
 }
 
 /// E[ln(1 + xi/k) | ln(1 + xi/k) >= s_min], xi ~ N(0, 1): the linear-noise shift of the log of the unstable

@@ -133,6 +133,17 @@ Workspace& thread_workspace() {
   return work;
 }
 
+/// row[a] = sum_b M(a, b), added left to right over b (the fixed order of the whole step).
+void row_sums_left_to_right(const Eigen::MatrixXd& M, Eigen::VectorXd& row) {
+  const Eigen::Index n = M.rows();
+  row.resize(n);
+  for (Eigen::Index a = 0; a < n; ++a) {
+    double sum = M(a, 0);
+    for (Eigen::Index b = 1; b < M.cols(); ++b) sum += M(a, b);
+    row[a] = sum;
+  }
+}
+
 }  // namespace
 
 double Gradient::squared_norm() const {
@@ -229,12 +240,7 @@ double loss_and_gradient(const ModelSpec& spec, const Data& data, const Weights&
       const auto n = dL.rows();
       if (normalised) {
         // dL_ab -= S_ab row_a, row_a = sum_b dL_ab left to right
-        work.row.resize(n);
-        for (Eigen::Index a = 0; a < n; ++a) {
-          double sum = dL(a, 0);
-          for (Eigen::Index b = 1; b < n; ++b) sum += dL(a, b);
-          work.row[a] = sum;
-        }
+        row_sums_left_to_right(dL, work.row);
         for (Eigen::Index b = 0; b < n; ++b) {
           for (Eigen::Index a = 0; a < n; ++a) dL(a, b) -= fw.S(a, b) * work.row[a];
         }
@@ -251,13 +257,8 @@ double loss_and_gradient(const ModelSpec& spec, const Data& data, const Weights&
         // l = -D/(2 sqrt d), D_ab = |q_a - k_b|^2: with dD = -dL/(2 sqrt d),
         // dQ = 2 (diag(rowsum dD) Q - dD K), dK = 2 (diag(colsum dD) K - dD' Q), the sums left to right.
         dL /= -(2 * root_d);  // dL now holds dD
-        work.row.resize(n);
+        row_sums_left_to_right(dL, work.row);
         work.column.resize(n);
-        for (Eigen::Index a = 0; a < n; ++a) {
-          double sum = dL(a, 0);
-          for (Eigen::Index b = 1; b < n; ++b) sum += dL(a, b);
-          work.row[a] = sum;
-        }
         for (Eigen::Index b = 0; b < n; ++b) {
           double sum = dL(0, b);
           for (Eigen::Index a = 1; a < n; ++a) sum += dL(a, b);

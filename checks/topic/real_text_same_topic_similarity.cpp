@@ -82,6 +82,14 @@
 //   the paper's direction for both, with overlapping intervals (reported, not decided).
 //   ci at the seeds of the `seeds` tests: seed 1 PASS (inner product 0.461 +- 0.316, cosine 0.121 +- 0.066), seed 2
 //   PASS (0.432 +- 0.295, 0.129 +- 0.079).
+//   full sizes with 3 seeds (10 did not fit the session: 15 CPU min for 3 seeds, ~50 for 10; 3 seeds cannot decide:
+//   t_2(1 - 2.5e-6)/sqrt(3) = 258 sd, so INCONCLUSIVE): vocabulary 1000, 4879 same-topic and 18341 different-topic
+//   pairs; inner-product contrast 1.54 (sd 0.27), cosine contrast 0.063 (sd 0.008; same-topic 0.154, different 0.091),
+//   both growing or flat from 1000 steps on; untrained -4e-6 and -5e-4. At 10 seeds (t factor 3.2 sd) both would be
+//   resolved if the spread holds. Attention (x chunk length) same-topic 0.48, different-topic 0.27, log ratio 0.62
+//   (sd 0.45): positive at d 64, unlike ci's d 16, but not resolved over 3 seeds. Co-occurrence control: cosine
+//   co-occurring 0.127 < same-topic 0.154 (the paper's direction); attention co-occurring 0.459 vs same-topic 0.477
+//   (the paper had co-occurring above same-topic; here they are within one sd).
 // Sizes: see sizes(). The paper's BERT (768 dims, 30k word pieces, 12 layers) is out of reach and not the model of
 // the theory; full keeps the theory's one-layer model at vocabulary 1000, d 64, 2000 steps, 10 seeds.
 //

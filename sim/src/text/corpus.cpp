@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 namespace dyncheck::sim::text {
@@ -160,6 +161,14 @@ std::vector<Document> load_tagged_corpus(const std::filesystem::path& dir,
 }
 
 std::vector<Document> load_brown() { return load_tagged_corpus(default_brown_dir(), brown_fingerprint()); }
+
+std::shared_ptr<const std::vector<Document>> load_brown_shared() {
+  static std::mutex mutex;
+  static std::shared_ptr<const std::vector<Document>> cached;
+  const std::lock_guard lock(mutex);
+  if (!cached) cached = std::make_shared<const std::vector<Document>>(load_brown());
+  return cached;
+}
 
 std::int64_t Vocabulary::id(const std::string& word) const {
   const auto found = index.find(word);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,11 @@ std::vector<Document> load_tagged_corpus(const std::filesystem::path& dir,
 
 /// load_tagged_corpus(default_brown_dir(), brown_fingerprint()).
 std::vector<Document> load_brown();
+
+/// load_brown(), read once per process and shared (a claim run many times by calibrate or report reads the
+/// corpus once); a failed read is not kept, so the next call reads again and names the error again.
+/// Thread-safe.
+std::shared_ptr<const std::vector<Document>> load_brown_shared();
 
 struct Vocabulary {
   std::vector<std::string> words;  ///< words[0] = "<unk>", then by decreasing count, ties alphabetical

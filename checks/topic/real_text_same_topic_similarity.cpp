@@ -759,7 +759,8 @@ class RealTextSameTopicSimilarity final : public ClaimShape<Params, Settings, Me
         .latex = R"(\mathbb{E}_{\text{seed}}\big[\overline{\langle e_i,e_j\rangle}_{t(i)=t(j)}-\overline{\langle e_i,e_j\rangle}_{t(i)\ne t(j)}\big]>0,\ \text{same for }\cos(e_i,e_j))",
         .simulation = "sim::topic (Eigen, double): one layer, one head, everything trained (E, W^K, W^Q, W^V, W^dec), "
                       "CE, key set (C), MLM masking, Adam (lr: the parameter, 0.02 by default; the code used 0.01), "
-                      "on chunks of Brown training documents; n seeds; Gram, cosine and validation attention of the labelled words after training and at init.",
+                      "on chunks of Brown training documents; n seeds; Gram, cosine and validation attention of the "
+                      "labelled words after training and at init.",
     };
   }
 

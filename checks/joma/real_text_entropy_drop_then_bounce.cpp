@@ -81,14 +81,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include "claims.hpp"
 #include "quantiles.hpp"
+#include "dyncheck/checks/brown_corpus.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/stats.hpp"
@@ -185,23 +184,6 @@ struct Run {
   std::vector<std::vector<double>> H, H_all, bound;  ///< [layer][checkpoint]; bound: mean range^2 / 8
 };
 
-// The corpus, read once per process (calibrate and report run the claim many times); a failed read is not
-// kept, so the next run reads again and names the error again.
-std::shared_ptr<const std::vector<text::Document>> brown_documents() {
-  static std::mutex mutex;
-  static std::shared_ptr<const std::vector<text::Document>> cached;
-  const std::lock_guard lock(mutex);
-  if (cached) return cached;
-  const auto dir = text::default_brown_dir();
-  std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
-    throw InputUnavailable(fmt::format("the Brown corpus is not present (no directory {}); {}", dir.string(),
-                                       text::fetch_instructions(dir)));
-  }
-  cached = std::make_shared<const std::vector<text::Document>>(text::load_brown());  // CorpusError: plain ERROR
-  return cached;
-}
-
 struct Measured {
   Sizes sizes{};
   std::int64_t layers = 1, bptt = 35;
@@ -233,7 +215,7 @@ class RealTextEntropyDropThenBounce final : public ClaimShape<Params, Settings, 
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
     // The corpus first, so that its errors are named whether or not libtorch is installed.
-    const auto shared_documents = brown_documents();  // InputUnavailable or CorpusError, naming path and command
+    const auto shared_documents = brown_corpus();  // InputUnavailable or CorpusError, naming path and command
     const auto& documents = *shared_documents;
     if (const auto why = text::torch_unavailable()) throw InputUnavailable(*why);
     Measured m;

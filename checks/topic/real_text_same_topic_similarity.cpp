@@ -102,7 +102,6 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -110,6 +109,7 @@
 
 #include "claims.hpp"
 #include "common.hpp"
+#include "dyncheck/checks/brown_corpus.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
 #include "dyncheck/checks/experiment.hpp"
 #include "dyncheck/checks/measured.hpp"
@@ -335,13 +335,7 @@ class RealTextSameTopicSimilarity final : public ClaimShape<Params, Settings, Me
 
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
-    const auto dir = text::default_brown_dir();
-    std::error_code error;
-    if (!std::filesystem::is_directory(dir, error)) {
-      throw InputUnavailable(fmt::format("the Brown corpus is not present (no directory {}); {}", dir.string(),
-                                         text::fetch_instructions(dir)));
-    }
-    const auto documents = text::words_only(*text::load_brown_shared());  // CorpusError: plain ERROR
+    const auto documents = text::words_only(*brown_corpus());  // InputUnavailable or CorpusError
     Measured m;
     m.sizes = sizes(p, context.budget);
     const auto split = text::split_documents(documents.size());

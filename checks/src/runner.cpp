@@ -13,6 +13,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dyncheck::checks {
 
@@ -105,13 +106,19 @@ void check_shares(const ClaimInfo& info, double share, Verdict& verdict) {
 void resolve_against_claim(const Verdict& claim, Verdict& mutant) {
   if (claim.outcome == Outcome::error || mutant.outcome == Outcome::error) return;
   if (mutant.outcome != combine(mutant.comparisons)) return;
-  bool any_moved = false;
-  for (std::size_t i = 0; i < mutant.comparisons.size() && i < claim.comparisons.size(); ++i) {
-    Comparison& m = mutant.comparisons[i];
+  const std::size_t paired = std::min(mutant.comparisons.size(), claim.comparisons.size());
+  std::vector<double> shifts(paired);
+  for (std::size_t i = 0; i < paired; ++i) {  // all checked before any is changed
+    const Comparison& m = mutant.comparisons[i];
     const Comparison& c = claim.comparisons[i];
     if (m.quantity != c.quantity || m.relation != c.relation) return;  // not the same comparisons: leave it
-    const double shift = std::abs((m.measured - m.theory) - (c.measured - c.theory));
-    if (!std::isfinite(shift)) return;
+    shifts[i] = std::abs((m.measured - m.theory) - (c.measured - c.theory));
+    if (!std::isfinite(shifts[i])) return;
+  }
+  bool any_moved = false;
+  for (std::size_t i = 0; i < paired; ++i) {
+    Comparison& m = mutant.comparisons[i];
+    const double shift = shifts[i];
     if (shift == 0) continue;
     any_moved = true;
     if (!(shift < m.resolution)) continue;

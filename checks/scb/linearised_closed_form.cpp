@@ -22,6 +22,12 @@
 //     missed: at seed 7, where K_P is small, α_1 = η/T was off by 3.5e-15 against an allowance of
 //     2.9e-15);
 //   resolution: `resolution` × x_t (the spec's relative accuracy scale).
+//   At t = 2 the bias bound is attained with equality, on every instance: from α_0 = β_0 = y_0 = 0,
+//   α_1 = x_1 = η/T and β_1 = y_1 = 0 exactly, so E_2 = α_1 and the one dropped term of step 2 is
+//   exactly α_1 (x_2 − x_1) = η²/T². α_2's comparison therefore reports a margin of 1 − O(rounding /
+//   bias) (0.99999 at the defaults) by construction: it PASSes because the rounding allowance above is
+//   a bound, and it FAILs on any error of the closed form or of the simulation larger than that
+//   allowance. The margin near 1 is not a sign of a loose fit.
 // Valid region: alpha_max >= 3η/T (α_1 = η/T: at least two steps compared), checked up front.
 // Cost: at most 2000 steps of O(N T) per instance; points whose work exceeds the budget are refused
 // up front (exit 2 naming T).

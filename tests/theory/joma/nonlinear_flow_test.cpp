@@ -4,6 +4,7 @@
 #include <dyncheck/theory/numeric/ode.hpp>
 
 #include <gtest/gtest.h>
+#include <vector>
 #include <rapidcheck/gtest.h>
 
 namespace dyncheck::theory::joma {
@@ -22,6 +23,25 @@ TEST(TheoryJomaNonlinearFlow, OffsetIsTheLimit) {
   const auto c = time_to_precision_offset(mu);
   // t(ε) - e^{-μ²/2} ln(1/ε) - C(μ) = -∫_{1-ε}^1 g = O(ε)
   EXPECT_LT(to_double(abs(t.value - exp(-mu * mu / 2) * log(1 / eps) - c.value)), 1e-28);
+}
+
+TEST(TheoryJomaNonlinearFlow, TimeToPrecisionAtEpsilonsThatBrokeTanhSinh) {
+  // Boost 1.74's tanh_sinh aborted (BOOST_ASSERT) for some epsilon when the lower end was s = 0 (issue #10 fuzz,
+  // seed 14005: epsilon = 1.3267024118788857e-06). Over a log grid of epsilon and that value, the time agrees with
+  // the offset: t(eps) = C(mu) - int_0^eps g(h) dh + e^{-a} ln(1/eps), a = mu^2/2, where
+  // int_0^eps g = e^{-a} (2 a eps + (2a^2 - a) eps^2/2 + O(eps^3)); tolerance (2a^2 + a) eps^2 covers the rest.
+  for (const char* text : {"0.45747051501419006", "1.9079554739944657"}) {
+    const mp50 mu(text), a = mu * mu / 2;
+    const mp50 c = time_to_precision_offset(mu).value;
+    std::vector<mp50> epsilons{mp50(1.3267024118788857e-06)};
+    for (int i = 0; i <= 48; ++i) epsilons.push_back(pow(mp50(10), mp50(-9) + mp50(i) / 8));
+    for (const mp50& eps : epsilons) {
+      const mp50 t = time_to_relative_precision(mu, eps).value;
+      const mp50 expected = c - exp(-a) * (2 * a * eps + (2 * a * a - a) * eps * eps / 2) + exp(-a) * log(1 / eps);
+      EXPECT_LT(to_double(abs(t - expected)), to_double((2 * a * a + a) * eps * eps) + 1e-24)
+          << "mu = " << text << ", eps = " << to_double(eps);
+    }
+  }
 }
 
 RC_GTEST_PROP(TheoryJomaNonlinearFlow, TimeToPrecisionDecreasesInMu, ()) {

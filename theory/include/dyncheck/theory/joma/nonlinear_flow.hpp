@@ -35,17 +35,22 @@ S late_time_rate(const S& mu) {
   return exp(mu * mu / S(2));
 }
 
-/// The smooth part of the time-to-precision integrand, \f$g(s) = (e^{-\mu^2 s^2/2} - e^{-\mu^2/2})/(1-s)\f$,
-/// written through expm1 so that nothing cancels as \f$s \to 1\f$: with \f$h = 1 - s\f$,
-/// \f$g = e^{-\mu^2/2}\,\mathrm{expm1}(\mu^2 h(2-h)/2)/h\f$, and \f$g(1) = \mu^2e^{-\mu^2/2}\f$.
+/// The smooth part of the time-to-precision integrand as a function of \f$h = 1 - s\f$,
+/// \f$g = (e^{-\mu^2 s^2/2} - e^{-\mu^2/2})/(1-s) = e^{-\mu^2/2}\,\mathrm{expm1}(\mu^2 h(2-h)/2)/h\f$, written
+/// through expm1 so that nothing cancels as \f$h \to 0\f$, and \f$g(h = 0) = \mu^2e^{-\mu^2/2}\f$.
 template <class S>
-S time_to_precision_integrand(const S& mu, const S& s) {
+S time_to_precision_integrand_in_h(const S& mu, const S& h) {
   using portable::exp;
   using portable::expm1;  // Boost.Multiprecision's expm1 is found by argument-dependent lookup
-  const S h = S(1) - s;
   const S m2 = mu * mu;
   if (h == S(0)) return m2 * exp(-m2 / S(2));
   return exp(-m2 / S(2)) * expm1(m2 * h * (S(2) - h) / S(2)) / h;
+}
+
+/// The same integrand as a function of s, \f$g(s) = (e^{-\mu^2 s^2/2} - e^{-\mu^2/2})/(1-s)\f$.
+template <class S>
+S time_to_precision_integrand(const S& mu, const S& s) {
+  return time_to_precision_integrand_in_h(mu, S(1) - s);
 }
 
 /// Result of a quadrature with its error estimate.
@@ -72,8 +77,13 @@ QuadratureValue<S> time_to_relative_precision(const S& mu, const S& epsilon) {
   boost::math::quadrature::tanh_sinh<S> integrator(15, S(1e-300));
   S error = 0;
   const S tolerance = sqrt(std::numeric_limits<S>::epsilon());  // tanh-sinh roughly doubles digits per level
-  const S smooth = integrator.integrate([&mu](const S& s) { return time_to_precision_integrand(mu, s); }, S(0),
-                                        S(1) - epsilon, tolerance, &error);
+  // Integrated in h = 1 - s over [epsilon, 1], not in s over [0, 1 - epsilon]: Boost 1.74's tanh_sinh with a
+  // lower end a = 0 sets its left complement to min_value / diff, and (min_value / diff) * diff can round
+  // below min_value to 0 in cpp_bin_float (no subnormals), failing BOOST_ASSERT((left_min_complement * diff + a)
+  // > a) for some epsilon (issue #10 fuzz, seed 14005: epsilon = 1.3267024118788857e-06 aborted the run).
+  // With a = epsilon > 0 the complement is an ulp of a / diff, a normal number.
+  const S smooth = integrator.integrate([&mu](const S& h) { return time_to_precision_integrand_in_h(mu, h); }, epsilon,
+                                        S(1), tolerance, &error);
   return {smooth + exp(-mu * mu / S(2)) * log(S(1) / epsilon), error};
 }
 

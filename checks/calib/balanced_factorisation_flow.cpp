@@ -10,6 +10,11 @@
 //  2. plain gradient descent in double with step η (deterministic: no statistical term);
 //     bias = a-posteriori Euler bound ε_{k+1} = ε_k max|1 + ηf'| + η²/2 max|f'f| along the
 //     iterates; numerical = the closed form's error + the propagated rounding of the iterates.
+//     Where the bound's enclosure can no longer be proved (after a long unstable phase from u_0 ≪ √s the
+//     enclosure grows until the cubic field outruns it: issue #10 fuzz seed 14006, s = 7.42, u_0 = 4.1e-4 was
+//     an ERROR), the Euler bound is unbounded from that step on: those comparisons get a bias of
+//     10 max(√s, u_0), above any resolution (|u_GD − u| cannot reach it while η is resolved: both stay in
+//     (0, max(√s, u_0)]), and are INCONCLUSIVE with the reason.
 // Mutants (edits of Settings::rate, the closed form evaluated at rate x t): rate_s_not_2s, the
 // logistic equation d(u²)/dt = u²(s − u²) (forgetting the chain-rule factor 2 of d(u²)/dt = 2u u̇),
 // and rate_1_percent (rate 1.01 x 2s), a small error. Resolution: the ODE comparison's tolerance is
@@ -19,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -167,14 +173,20 @@ class BalancedFactorisationFlow final : public ClaimShape<Params, Settings, Meas
           {1000 * p.ode_tolerance, "1000 x the requested ODE tolerance: a wider error estimate could not certify "
                                    "the integrator"}));
       const auto k = static_cast<std::size_t>(step);
+      const bool bounded = std::isfinite(m.euler_bound[k]);
+      const Bias euler =
+          bounded ? Bias{m.euler_bound[k], "a-posteriori Euler bound: eps_{k+1} = eps_k max|1 + eta f'| + eta^2/2 "
+                                           "max|f' f| on the enclosure, f(u) = (s - u^2) u"}
+                  : Bias{10 * std::max(std::sqrt(p.s.value()), p.u0.value()),
+                         "no bound: the Euler bound's enclosure could not be proved at an earlier step (the field "
+                         "outruns it); 10 max(sqrt(s), u0), above any resolution"};
       verdict.comparisons.push_back(checks::compare(
           fmt::format("u_GD(t = {:.4g})", time),
           {theory::to_double(exact.value), exact.error_as_double,
            "closed form: |50-digit - 100-digit| + rounding to double"},
           Measurement{m.u[k], 0.0, "deterministic", m.rounding_bound[k],
                       "propagated rounding of the double iterates (4 eps per step, amplified by max|1 + eta f'|)"},
-          {m.euler_bound[k], "a-posteriori Euler bound: eps_{k+1} = eps_k max|1 + eta f'| + eta^2/2 max|f' f| on the "
-                             "enclosure, f(u) = (s - u^2) u"},
+          euler,
           {gd_resolution, fmt::format("{} x sqrt(s): the mutants' rate errors move u(t) by far more over the "
                                       "transition",
                                       p.resolution.value())}));
@@ -190,7 +202,7 @@ class BalancedFactorisationFlow final : public ClaimShape<Params, Settings, Meas
       const double time = p.eta * static_cast<double>(step);
       const auto k = static_cast<std::size_t>(step);
       exact_curve.add(time, t.plotted[static_cast<std::size_t>(i)]);
-      gd_curve.add_mean(time, m.u[k], m.euler_bound[k]);
+      if (std::isfinite(m.euler_bound[k])) gd_curve.add_mean(time, m.u[k], m.euler_bound[k]);
     }
     for (std::size_t j = 1; j < m.ode.times.size(); ++j) {
       ode_curve.add(theory::to_double(m.ode.times[j]), theory::to_double(m.ode.states[j][0]));
@@ -209,8 +221,10 @@ class BalancedFactorisationFlow final : public ClaimShape<Params, Settings, Meas
       const Comparison& ode_comparison = verdict.comparisons[c];
       const Comparison& gd_comparison = verdict.comparisons[c + 1];
       const double time = p.eta * static_cast<double>(m.compared_steps[c / 2]);
-      gd_error.add(time, std::max(gd_comparison.discrepancy(), log_floor));
-      gd_bound.add(time, gd_comparison.tolerance.total());
+      if (std::isfinite(m.euler_bound[static_cast<std::size_t>(m.compared_steps[c / 2])])) {  // no line where unbounded
+        gd_error.add(time, std::max(gd_comparison.discrepancy(), log_floor));
+        gd_bound.add(time, gd_comparison.tolerance.total());
+      }
       ode_error.add(time, std::max(ode_comparison.discrepancy(), log_floor));
       ode_estimate.add(time, ode_comparison.tolerance.total());
     }

@@ -106,12 +106,21 @@ inline double largest_resolved_step(double s, double u0) {
 ///      + \tfrac{\eta^2}{2} \max_{z \in V_k} |f'(z) f(z)| \f]
 /// where V_k widens U_k by a proved one-step reach of the flow (detail::flow_reach).
 /// Evaluated in double: its own rounding (relative 1e-15) is far below the bound.
+/// From the first step whose one-step reach cannot be proved (detail::flow_reach throws: the
+/// enclosure has grown so wide that the cubic field outruns it, e.g. after a long unstable phase
+/// from u_0 ≪ √s), there is no bound: those entries are +∞, for the caller to report as unbounded.
 inline std::vector<double> euler_error_bound(const std::vector<double>& iterates, double s, double eta) {
   std::vector<double> bound(iterates.size(), 0.0);
   for (std::size_t k = 0; k + 1 < iterates.size(); ++k) {
     const double a = iterates[k] - bound[k];
     const double b = iterates[k] + bound[k];
-    const double reach = detail::flow_reach(s, eta, a, b);
+    double reach = 0;
+    try {
+      reach = detail::flow_reach(s, eta, a, b);
+    } catch (const std::invalid_argument&) {
+      std::fill(bound.begin() + static_cast<std::ptrdiff_t>(k) + 1, bound.end(), std::numeric_limits<double>::infinity());
+      break;
+    }
     bound[k + 1] = bound[k] * detail::max_euler_amplification(s, eta, a, b) +
                    eta * eta / 2 * detail::max_second_derivative(s, a - reach, b + reach);
   }

@@ -64,6 +64,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -141,9 +142,10 @@ struct Params : ParamSet {
                      (rates.eta_A_K_P * lambda_pop_fraction * bounds.mu_min(N)));
   }
   static double work_max(const Budget& budget) { return budget.pick<double>(5e8, 6e10, 1e12); }
-  /// Smoke as ci: the bound on the zeroing steps (3/T off-support, mu_max/mu_min of the conditioning)
-  /// is ~30x the default seed's 128 steps; 1e6 at smoke refused the defaults.
-  static double population_work_max(const Budget& budget) { return budget.pick<double>(5e6, 5e6, 1e9); }
+  /// The bound on the zeroing steps (3/T off-support, mu_max/mu_min of the conditioning) is ~30x the default seed's
+  /// 128 steps; the settling of the ratio (measure_population) runs until this work is spent: ~4e4-1e5 steps at
+  /// T = 50, N = 3 (4e7-1e8 units, measured 8.3e7 in 0.2-0.3 s), so 1e9 at ci is a few seconds at most.
+  static double population_work_max(const Budget& budget) { return budget.pick<double>(1e8, 1e9, 1e10); }
   long long steps_at(const Budget& budget) const {
     return budget.level == BudgetLevel::smoke ? std::min<long long>(2, steps) : steps.value();
   }
@@ -303,6 +305,9 @@ struct Measured {
   // Population check.
   long long pop_steps = 0;
   double lambda_pop = 0, off_support = 0, attention_gap = 0, value_error = 0, value_error_tenth = 0;
+  double ratio_median = 0, ratio_median_before = 0;  ///< per-chunk ratio medians: second half, quarter before
+  double settle_tau = 0;  ///< the settling time scale tau (steps) of measure_population
+  std::string not_settled;  ///< non-empty: the ratio did not settle within the budget (the reason)
 };
 
 /// The compared theory values of the settings.
@@ -487,9 +492,15 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
     verdict.comparisons.push_back(checks::compare(
         fmt::format("population: |V/colsum - P|_F at lambda / at lambda/10 (lambda = {:.4g})", m.lambda_pop),
         {t.V_error_ratio, 0, "exact exponent 1"},
-        population_gd(m.value_error / m.value_error_tenth, 1e-9 / m.value_error_tenth,
-                         "round-off of the smaller error"),
-        {2.0, "20% (spec §8 claim 13): O(lambda^2) terms and the slow drift along the valley V -> cP, a -> a/c"},
+        population_gd(m.ratio_median, 1e-9 / m.value_error_tenth,
+                      "median over the second half of the run of the per-chunk ratios; round-off of the smaller error"),
+        m.not_settled.empty()
+            ? Bias{2.0 + std::abs(m.ratio_median - m.ratio_median_before),
+                   fmt::format("20% (spec §8 claim 13): O(lambda^2) terms and the slow drift along the valley V -> cP, "
+                               "a -> a/c; plus |{:.4g} - {:.4g}|, the change of the median from the quarter before "
+                               "(after {} steps; tau = {:.3g})",
+                               m.ratio_median, m.ratio_median_before, m.pop_steps, m.settle_tau)}
+            : Bias{1e3, m.not_settled},
         {5.0, "an error exponent off by 0.2 or more (ratio 10^1.2 = 15.8) must show"}));
 
     // ---- SGD.
@@ -657,16 +668,59 @@ class StageTwoL1ErrorFlatInT final : public ClaimShape<Params, Settings, Measure
                                          max_off_support(pop_start), 3.0 / T, zeroing_steps,
                                          p.population_zeroing_steps_bound()));
     }
-    m.pop_steps = static_cast<long long>(zeroing_steps) + pop_steps_min;
-    auto population_stage_two = [&](double lam) {
-      sim::scb::LinearModel model = pop_start;
-      for (long long t = 0; t < m.pop_steps; ++t) {
-        sim::scb::population_stage2_step(model, pop_instance, eta, pop_eta_A, lam);
+    // Settling (issue #10 fuzz, seed 14010). After the zeroing steps and pop_steps more, the two errors are not at
+    // a fixed point: the lambda/10 run keeps decreasing for ~4e4 steps at the defaults, and both runs show
+    // relaxation spikes (e(lambda) jumps 10-25x for one chunk about every 2000 steps, then decays back). A fixed
+    // horizon compared a transient: ratio 10.3 at the defaults' ~230 steps, 7.5 at 2e3, 6.5 at 8e3, 10-11 from 4.5e4
+    // on; at eta = 0.15-0.24 the old horizon gave 0.5-0.9 (false FAIL). So the ratio is now the median of the
+    // per-chunk ratios over the second half of the run, and the run goes on in chunks of pop_steps, doubling, until
+    // that median and the median over the quarter before it agree within 2% (quasi-stationary; the spikes are
+    // single chunks, which a median ignores), or until the budget's population work (population_work_max /
+    // (2 T N^2) steps) is spent: then the ratio is not compared (INCONCLUSIVE, the reason). The first check comes
+    // only after 2 tau steps, tau = mu_max / (eta_A lambda/10) + 1/(eta mu_min): the steps the lambda/10 shrinkage
+    // needs to move an entry of size 1, plus the V step's time scale (at the defaults tau ~ 5e4, where the measured
+    // transient ends at ~4.5e4); earlier, the two medians can agree at the turning point of the transient (the
+    // ratio passes 10.3 -> 6.5 -> 10.5) and settle on a value that is not the fixed point's. Not derived: that the
+    // transient is over by 2 tau at every valid point; the 2% agreement is what is checked.
+    sim::scb::LinearModel pop = pop_start, pop_tenth = pop_start;
+    auto advance = [&](long long n) {
+      for (long long t = 0; t < n; ++t) {
+        sim::scb::population_stage2_step(pop, pop_instance, eta, pop_eta_A, lambda_pop);
+        sim::scb::population_stage2_step(pop_tenth, pop_instance, eta, pop_eta_A, lambda_pop / 10);
       }
-      return model;
+      m.pop_steps += n;
     };
-    const sim::scb::LinearModel pop = population_stage_two(lambda_pop);
-    const sim::scb::LinearModel pop_tenth = population_stage_two(lambda_pop / 10);
+    const double step_cost = 2.0 * static_cast<double>(T) * static_cast<double>(N) * static_cast<double>(N);
+    const auto allowed = static_cast<long long>(Params::population_work_max(context.budget) / step_cost);
+    advance(static_cast<long long>(zeroing_steps));
+    std::vector<double> ratios;
+    auto median = [&](std::size_t from, std::size_t to) {  // median of ratios[from, to)
+      std::vector<double> part(ratios.begin() + static_cast<std::ptrdiff_t>(from),
+                               ratios.begin() + static_cast<std::ptrdiff_t>(to));
+      std::nth_element(part.begin(), part.begin() + static_cast<std::ptrdiff_t>(part.size() / 2), part.end());
+      return part[part.size() / 2];
+    };
+    bool settled = false;
+    const double tau = pop_instance.mu.maxCoeff() / (pop_eta_A * lambda_pop / 10) + 1 / (eta * pop_instance.mu.minCoeff());
+    std::size_t next_check = 8;
+    while (static_cast<double>(next_check * static_cast<std::size_t>(pop_steps_min)) < 2 * tau) next_check *= 2;
+    while (!settled && m.pop_steps + pop_steps_min <= allowed) {
+      advance(pop_steps_min);
+      ratios.push_back(stage_two_error(pop_instance, pop).value / stage_two_error(pop_instance, pop_tenth).value);
+      if (ratios.size() < next_check) continue;
+      const std::size_t n = ratios.size();
+      m.ratio_median = median(n / 2, n);
+      m.ratio_median_before = median(n / 4, n / 2);
+      m.settle_tau = tau;
+      settled = std::abs(m.ratio_median - m.ratio_median_before) <= 0.02 * std::abs(m.ratio_median);
+      next_check *= 2;
+    }
+    if (!settled) {
+      m.not_settled = fmt::format("not compared: the per-chunk ratio had not settled after {} stage-2 steps (the "
+                                  "budget's population work allows {}): medians {:.4g} (second half) and {:.4g} "
+                                  "(quarter before)",
+                                  m.pop_steps, allowed, m.ratio_median, m.ratio_median_before);
+    }
     m.off_support = max_off_support(pop);
     sim::scb::LinearModel pop_normalised = pop;
     sim::scb::normalise(pop_normalised);

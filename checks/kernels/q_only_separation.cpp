@@ -17,8 +17,11 @@
 // Comparisons:
 //  1. (deterministic, every run) the softmax final loss (the smallest of its monotone Armijo trajectory) >= LB;
 //     the worst run relative to LB is shown. Numerical term: the rounding of f_T and of LB (4 gamma_{Nn} LB).
-//     Bias (the check's power): the closest approach min_r (f_T - LB)/LB of any run, times LB; runs that stop far
-//     above their floors (few steps) make the comparison INCONCLUSIVE instead of passing a too-high floor.
+//     Bias (the check's power): the closest approach min_r (f_T - LB)/LB of any run to the claim's floor, times LB;
+//     runs that stop far above their floors (few steps) make the comparison INCONCLUSIVE instead of passing a too-high
+//     floor. Measured against the claim's floor for every variant (a mutant's raised floor would otherwise look
+//     closer to the runs and claim a power the experiment does not have: fuzz seed 9141 at smoke, hull_shrunk_1e-3
+//     PASSed where the claim was INCONCLUSIVE).
 //     Resolution 1e-3 LB.
 //  2. (statistical) among the n certified instances, the separation, decided: LCB(p_G - p_S) > 0 (spec E-A3 (ii)).
 //     Since p_S = 0 there (above), p_G - p_S = p_G and the exact lower confidence bound of the difference is the
@@ -41,6 +44,13 @@
 //     at n = 40 per arm, thousands of times at very unequal sizes: exact enumeration, tests/checks/stats_test.cpp).
 //  3. (statistical, [reconstructed] calibrated level, d >= Nn only) the Gaussian success fraction >= 0.8 (spec
 //     E-A3 (iii): 39/40 in the reference run), failing when the Clopper-Pearson upper bound is below 0.8.
+//  The level of 2 and 3 is a calibration, not a theorem (A-T3 promises convergence, no rate): it holds on the
+//  instance it was calibrated on, the spec's E-A3 scales s_K = s_teacher = 0.3, s_student = 0.7 with >= 2000 Armijo
+//  steps (ci 2000, full 3000; seeds 1-12 at ci: 38-40 of 40; full: 99/100, 84/84 certified), for any N, n, d >= Nn
+//  the budget affords. Elsewhere a success fraction after a fixed number of steps has no level: fuzz seed 9141 at ci
+//  found 10/40 with steps = 70 (s_K = 0.083, s_student = 0.10), and at 2000 steps the corners of the scale box fail
+//  it, e.g. (s_K, s_teacher, s_student) = (2, 2, 0.05): 11/40 (4/20 certified), (1, 1, 1), (0.05, 1, 0.05). There 3
+//  is left out and 2 is the d < Nn form below; the fractions are reported.
 //  4. (deterministic, every run) the stall factor: the mirror of D4 (theory/kernels/hull.hpp): each softmax output
 //     y_ia lies in [min_b u_ib, max_b u_ib] and (y - t)^2 is convex in y, so it is largest at an endpoint, and for
 //     every W^Q
@@ -94,7 +104,9 @@ struct Params : ParamSet {
   Real s_teacher{this, "s_teacher", 0.3, closed(0.05, 2), "Gaussian teacher W^Q* ~ N(0, s^2/d)", Scale::log};
   Real s_student{this, "s_student", 0.7, closed(0.05, 2), "student's initial W^Q ~ N(0, s^2/d)", Scale::log};
   Int steps{this, "steps", 0, closed(0, 20000), "Armijo steps per run; 0: the budget's choice (smoke 200, ci 2000, full 3000)"};
-  Real level{this, "level", 0.8, closed(0, 1), "calibrated Gaussian success level for d >= Nn ([reconstructed])"};
+  Real level{this, "level", 0.8, closed(0, 1),
+             "calibrated Gaussian success level for d >= Nn at the spec's E-A3 scales (0.3, 0.3, 0.7) and >= 2000 steps "
+             "([reconstructed])"};
 
   std::size_t runs(const Budget& budget) const { return budget.pick<std::size_t>(4, 40, 100); }
   long long resolved_steps(const Budget& budget) const {
@@ -144,10 +156,17 @@ struct Measured {
 
 struct Predicted {
   std::vector<double> lb, ub;
+  std::vector<double> lb_claim;  ///< the claim's own floor (default Settings), for the experiment's power
   bool softmax_better = false, no_separation = false;
 };
 
 bool success(double f0, double fT) { return fT <= 1e-6 * f0 || fT <= 1e-10; }
+
+/// The instance the level was calibrated on (spec E-A3: s_K = s_teacher = 0.3, s_student = 0.7, 2000-3000 Armijo
+/// steps); see the header for the points outside it where the level does not hold.
+bool at_calibration(const Params& p, const Budget& budget) {
+  return p.s_K.value() == 0.3 && p.s_teacher.value() == 0.3 && p.s_student.value() == 0.7 && p.resolved_steps(budget) >= 2000;
+}
 
 std::vector<double> log_sampled(const std::vector<double>& loss) {
   std::vector<double> out;
@@ -244,6 +263,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         for (Eigen::Index a = 0; a < run.t[i].size(); ++a) lb += theory::kernels::squared_distance(run.t[i](a), hull);
       }
       t.lb.push_back(lb / 2);
+      t.lb_claim.push_back(theory::kernels::softmax_loss_floor(run.u, run.t));
       if (s.stall_factor > 0 && t.lb.back() > 0) t.ub.back() = std::min(t.ub.back(), s.stall_factor * t.lb.back());
     }
     return t;
@@ -267,7 +287,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
     // the check's power: a floor too high by less than the closest approach of any run cannot show
     double closest = std::numeric_limits<double>::infinity();
     for (std::size_t r = 0; r < m.runs.size(); ++r) {
-      if (t.lb[r] > 0) closest = std::min(closest, std::max(0.0, (m.runs[r].fT_soft - t.lb[r]) / t.lb[r]));
+      if (t.lb_claim[r] > 0) closest = std::min(closest, std::max(0.0, (m.runs[r].fT_soft - t.lb_claim[r]) / t.lb_claim[r]));
     }
     if (!std::isfinite(closest)) closest = 0;
     if (worst_ratio == -std::numeric_limits<double>::infinity()) {
@@ -283,9 +303,10 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
                          "the smallest loss of the monotone Armijo run; rounding |R| e + e^2/2 + gamma f, e = |3 gamma_K "
                          "|S||X||w| + u|R||_F (Higham 3.5, first order)"),
         {closest * t.lb[worst],
-         fmt::format("the closest any softmax run came to its floor, (f_T - LB)/LB = {:.3g}, times LB: a floor too high by "
-                     "less than that cannot show (the check's power, not a slack of the inequality, which holds for every "
-                     "W^Q)", closest)},
+         fmt::format("the closest any softmax run came to the claim's floor, (f_T - LB)/LB = {:.3g}, times LB: a floor too "
+                     "high by less than that cannot show (the check's power, not a slack of the inequality, which holds for "
+                     "every W^Q; measured against the claim's floor for every variant, as in cross_kernel_softmax_floor)",
+                     closest)},
         {1e-3 * t.lb[worst], "1e-3 LB"}, Relation::at_least));
 
     // 2. separation among the certified instances (LB - e_r above the success threshold: p_S = 0 by D4)
@@ -304,7 +325,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
       soft_wins += success(run.f0_soft, run.fT_soft) ? 1 : 0;
     }
     const double delta2 = share / 2;
-    const bool calibrated = p.d.value() >= p.N.value() * p.n.value();
+    const bool calibrated = p.d.value() >= p.N.value() * p.n.value() && at_calibration(p, context.budget);
     const double level = p.level.value();
     if (trials > 0) {
       const double tn = static_cast<double>(trials);
@@ -321,7 +342,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
                                                      "1 - delta^(1/n), above it when n < n_min = {:g} (then INCONCLUSIVE), "
                                                      "so a PASS implies x >= 1, i.e. LCB > 0", level, n_min)}
                      : Resolution{0.5, "0.5: the check must tell the kernels apart by half the range of a proportion (no "
-                                       "calibrated level below Nn)"};
+                                       "calibrated level here)"};
       const std::string counts = fmt::format("among the {} certified instances (LB - e > success threshold; {}/{} Gaussian, "
                                              "{}/{} softmax successes)", trials, gauss_wins, trials, soft_wins, trials);
       const std::string exact = fmt::format(
@@ -348,7 +369,8 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
              calibrated ? fmt::format("[reconstructed] calibrated level of spec E-A3 (iii) on the certified instances, "
                                       "d = {} >= Nn = {} (A-T3/A-T4 [paper]: the Gaussian kernel succeeds, softmax "
                                       "cannot)", p.d.value(), p.N.value() * p.n.value())
-                        : std::string("d < Nn: only p_G >= p_S (A-T3/A-T4 [paper], implied by D4)")},
+                        : std::string("no calibrated level here (d < Nn, or outside the calibrated instance): only "
+                                      "p_G >= p_S (A-T3/A-T4 [paper], implied by D4)")},
             measurement, {0.0, "none"}, resolution, Relation::at_least);
       }
       verdict.comparisons.push_back(std::move(comparison));
@@ -363,11 +385,13 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
           trials, lcb, delta2,
           calibrated ? fmt::format("decided by comparison 2 (its PASS implies LCB > 0; n_min = {:g} certified instances "
                                    "for level {:.3g}, here {})", n_min, level, trials)
-                     : std::string("reported, not decided: d < Nn has no calibrated level to give the test power"),
+                     : std::string("reported, not decided: no calibrated level gives the test power here (d < Nn, or "
+                                   "not the calibrated instance: the spec's E-A3 scales s_K = s_teacher = 0.3, s_student = "
+                                   "0.7 and >= 2000 Armijo steps)"),
           pG, wg.lower, wg.upper, pS, ws.lower, ws.upper, pG - pS, newcombe.lower, newcombe.upper));
     }
     // 3. the calibrated Gaussian level, d >= Nn
-    if (p.d.value() >= p.N.value() * p.n.value()) {
+    if (calibrated) {
       const std::size_t R = m.runs.size();
       const double pG = static_cast<double>(all_gauss) / static_cast<double>(R);
       const stats::Interval G = stats::clopper_pearson(all_gauss, R, 1 - delta2);

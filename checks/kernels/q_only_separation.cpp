@@ -88,6 +88,7 @@
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/stats/binomial.hpp"
 #include "dyncheck/checks/stats/proportions.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/kernels/attention.hpp"
 #include "dyncheck/theory/kernels/conditions.hpp"
 #include "dyncheck/theory/kernels/hull.hpp"
@@ -334,7 +335,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
       const stats::Interval G = stats::clopper_pearson(gauss_wins, trials, 1 - 2 * delta2);
       const double lcb = G.lower - pS, ucb = G.upper - pS;
       const double n_min = level >= 1 ? 1.0 : level <= 0 ? std::numeric_limits<double>::infinity()
-                                                          : std::ceil(std::log(delta2) / std::log(1 - level));
+                                                          : std::ceil(portable::log(delta2) / portable::log(1 - level));
       const double theory_value = calibrated ? level : 0.0;
       const Resolution resolution =
           calibrated ? Resolution{level, fmt::format("the calibrated level {:.3g}: no separation (p_G - p_S = 0) must be "
@@ -494,7 +495,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         "lambda_min(J_Q J_Q') > 0 at the start: lambda_Q(0) above its rounding bound in {} of {} instances for the "
         "Gaussian student ({}) and {} of {} for softmax ({}). The target is realisable by the Gaussian model by "
         "construction (D5), and A-T4's softmax failure is certified by LB > 0 (D4) in {} of {} instances.",
-        p.d.value(), p.N.value() * p.n.value(), calibrated ? "holds" : "fails", resolved_gauss, m.runs.size(), spread(lq_gauss),
+        p.d.value(), p.N.value() * p.n.value(), p.d.value() >= p.N.value() * p.n.value() ? "holds" : "fails", resolved_gauss, m.runs.size(), spread(lq_gauss),
         resolved_soft, m.runs.size(), spread(lq_soft), trials, m.runs.size()));
     verdict.notes.push_back(fmt::format(
         "Stall factor (comparison 4): on the certified instances f_T/LB is {}; the derived factor UB/LB is {}; the run "

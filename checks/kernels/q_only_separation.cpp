@@ -69,11 +69,12 @@
 // Mutants: softmax_better (the claim with the kernels swapped, p_S - p_G >= 0: gross), hull_drops_largest (LB
 //   from the hull without the largest value: gross), hull_shrunk_1e-3 (each hull shrunk by 1e-3 of its width at
 //   both ends: small), no_separation (p_G - p_S <= 0 on the certified instances, the null that "LCB > 0" rejects:
-//   FAILs exactly when LCB > 0), stall_within_1.25_LB (the ceiling min(UB, 1.25 LB) where LB > 0: spec E-A3's
-//   reference range f_T/LB = 1.00-1.23 in 9 of 10 runs taken as the factor). Not registered, because it PASSes at
-//   ci: the ceiling from the nearer hull endpoint (a min for a max); runs end near LB, far below any ceiling above
-//   LB + the in-hull terms (ci: closest 3.34724 against 3.34737), so comparison 4 has power only against factors
-//   below the largest measured f_T/LB (2.845 at ci).
+//   FAILs exactly when LCB > 0), stall_factor_1 (the ceiling LB: spec E-A3's "the softmax final loss sits at LB"
+//   read as exact; gross). Not registered: the ceiling from the nearer hull endpoint (a min for a max) PASSes at ci,
+//   since runs end near LB, below any ceiling above LB + the in-hull terms (ci: closest 3.34724 against 3.34737);
+//   and a factor 1.25 (spec E-A3's reference range 1.00-1.23 in 9 of 10 runs taken as the bound) FAILs at ci (f_T/LB
+//   up to 2.845) but PASSes wherever no run stalls that far (fuzz seeds 9141 and 31337 at ci: 3 points), so it is
+//   not wrong everywhere. Comparison 4 has power only against ceilings below the largest f_T of a run.
 
 #include <fmt/format.h>
 
@@ -135,7 +136,7 @@ struct Settings {
   bool drop_largest = false;
   double shrink = 0;  ///< each hull end moved inwards by shrink x width
   bool no_separation = false;
-  double stall_factor = 0;  ///< > 0: the ceiling min(UB, stall_factor LB) where LB > 0 (a mutant's undervalued factor)
+  double stall_factor = 0;  ///< > 0: the ceiling min(UB, stall_factor LB) (a mutant's undervalued factor)
 };
 
 struct Run {
@@ -265,7 +266,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
       }
       t.lb.push_back(lb / 2);
       t.lb_claim.push_back(theory::kernels::softmax_loss_floor(run.u, run.t));
-      if (s.stall_factor > 0 && t.lb.back() > 0) t.ub.back() = std::min(t.ub.back(), s.stall_factor * t.lb.back());
+      if (s.stall_factor > 0) t.ub.back() = std::min(t.ub.back(), s.stall_factor * t.lb.back());
     }
     return t;
   }
@@ -533,8 +534,8 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         {"hull_shrunk_1e-3", "each hull shrunk by 1e-3 of its width at both ends (small)", [](Settings& s) { s.shrink = 1e-3; }},
         {"no_separation", "no separation: p_G - p_S <= 0 on the certified instances (the null of LCB > 0)",
          [](Settings& s) { s.no_separation = true; }},
-        {"stall_within_1.25_LB", "stalled softmax runs end within 1.25 LB (the spec's reference range 1.00-1.23 taken as "
-         "a bound)", [](Settings& s) { s.stall_factor = 1.25; }},
+        {"stall_factor_1", "softmax runs end at their floor, f_T <= LB (the spec's 'the softmax final loss sits at LB' "
+         "read as exact)", [](Settings& s) { s.stall_factor = 1; }},
     };
   }
 };

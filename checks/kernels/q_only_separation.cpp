@@ -201,12 +201,12 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         run.t.push_back(data.Y[static_cast<std::size_t>(i)].col(0));
       }
       sim::kernels::Weights student{{WQ_student}, {WK}, {Eigen::MatrixXd::Identity(d, d)}, {w}};
-      {  // A.3's conditions at the student's start (lambda_Q is A-T3's)
+      {  // A.3's conditions at the student's start (lambda_Q is A-T3's; W^V is not trained here: no lambda_V)
         const std::vector<theory::kernels::Head<double>> heads{{WQ_student, WK, Eigen::MatrixXd::Identity(d, d), w}};
         const theory::kernels::Conditions soft =
-            theory::kernels::evaluate_conditions({theory::kernels::Kernel::softmax, false}, data.X, heads);
+            theory::kernels::evaluate_conditions({theory::kernels::Kernel::softmax, false}, data.X, heads, false);
         const theory::kernels::Conditions gauss =
-            theory::kernels::evaluate_conditions({theory::kernels::Kernel::gaussian, false}, data.X, heads);
+            theory::kernels::evaluate_conditions({theory::kernels::Kernel::gaussian, false}, data.X, heads, false);
         run.lambda_Q_soft = soft.lambda_Q;
         run.rounding_Q_soft = soft.rounding_Q;
         run.lambda_Q_gauss = gauss.lambda_Q;

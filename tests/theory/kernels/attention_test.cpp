@@ -294,6 +294,9 @@ TEST(TheoryKernels, ConditionsLambdaVIsTheKroneckerProductOfTheSpectra) {
       }
       // lambda_Q: W^Q has d^2 >= Nn d_out parameters here only when d >= N n d_out / d; at least its sign is sure
       EXPECT_GE(c.lambda_Q, -c.rounding_Q);
+      const Conditions q_only = evaluate_conditions(spec, s.X, s.heads, false);  // without J_V: the same lambda_Q
+      EXPECT_EQ(q_only.lambda_Q, c.lambda_Q);
+      EXPECT_EQ(q_only.lambda_V_max, 0.0);
     }
   }
 }

@@ -38,8 +38,10 @@ struct Conditions {
   double eta_max_value_only = 0;  ///< 1 / lambda_V_max: the W^V-only step bound
 };
 
+/// `with_value_block = false` skips J_V (lambda_V, lambda_V_max, rounding_V and eta_max_value_only stay 0): for a
+/// caller that needs only lambda_Q (half the work).
 inline Conditions evaluate_conditions(const KernelSpec& spec, const std::vector<Matrix<double>>& X,
-                                      const std::vector<Head<double>>& heads) {
+                                      const std::vector<Head<double>>& heads, bool with_value_block = true) {
   if (X.empty() || heads.empty()) throw std::invalid_argument("evaluate_conditions: needs N >= 1 inputs and H >= 1 heads");
   const Eigen::Index n0 = X[0].rows(), d0 = X[0].cols(), d_out = heads[0].O.cols();
   if (n0 < 1 || d0 < 1) throw std::invalid_argument("evaluate_conditions: X[0] must be n x d with n, d >= 1");
@@ -82,12 +84,14 @@ inline Conditions evaluate_conditions(const KernelSpec& spec, const std::vector<
     rounding = 4 * (k * u / (1 - k * u)) * J.squaredNorm();
   };
   Conditions c;
-  extremes(TrainedBlocks{false, false, true}, c.lambda_V, c.lambda_V_max, c.rounding_V, c.zero_V_by_shape);
+  if (with_value_block) extremes(TrainedBlocks{false, false, true}, c.lambda_V, c.lambda_V_max, c.rounding_V, c.zero_V_by_shape);
   double q_max = 0;
   extremes(TrainedBlocks{true, false, false}, c.lambda_Q, q_max, c.rounding_Q, c.zero_Q_by_shape);
   const Eigen::Index N = static_cast<Eigen::Index>(X.size()), n = X[0].rows(), d = X[0].cols();
   c.d_at_least_Nn = d >= N * n;
-  c.eta_max_value_only = c.lambda_V_max > 0 ? 1 / c.lambda_V_max : std::numeric_limits<double>::infinity();
+  if (with_value_block) {
+    c.eta_max_value_only = c.lambda_V_max > 0 ? 1 / c.lambda_V_max : std::numeric_limits<double>::infinity();
+  }
   return c;
 }
 

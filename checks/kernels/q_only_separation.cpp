@@ -50,7 +50,7 @@
 //  the budget affords. Elsewhere a success fraction after a fixed number of steps has no level: fuzz seed 9141 at ci
 //  found 10/40 with steps = 70 (s_K = 0.083, s_student = 0.10), and at 2000 steps the corners of the scale box fail
 //  it, e.g. (s_K, s_teacher, s_student) = (2, 2, 0.05): 11/40 (4/20 certified), (1, 1, 1), (0.05, 1, 0.05). There 3
-//  is left out and 2 is the d < Nn form below; the fractions are reported.
+//  is left out and 2 takes its d < Nn form (above); the fractions are reported.
 //  4. (deterministic, every run) the stall factor: the mirror of D4 (theory/kernels/hull.hpp): each softmax output
 //     y_ia lies in [min_b u_ib, max_b u_ib] and (y - t)^2 is convex in y, so it is largest at an endpoint, and for
 //     every W^Q
@@ -61,7 +61,9 @@
 //     more than that fails; at least 1e-3 UB). The factor is a bound, not a prediction: measured f_T/LB at the
 //     defaults (100 instances, 1000 to 16000 Armijo steps): median 1.007, 1.004, 1.002, 1.001, 1.000 (the stalled
 //     runs approach LB like ~1/T: saturating attention), max 3.60, 3.54, 3.51, 3.49, 3.48 (one instance stays
-//     far above LB although for d >= Nn the infimum over W^Q is LB: GD stalls on a plateau of saturated attention,
+//     far above LB although for d >= Nn the infimum over W^Q is LB (generic inputs: the Nn queries are free and each
+//     row's n keys affinely independent, so a row's output takes every value inside its hull): GD stalls on a plateau
+//     of saturated attention,
 //     which no step count cures; no T-independent factor below UB/LB can be derived).
 // Shares: 2 and 3 take half of the claim's false-failure share each.
 // Conditions: A.3's lambda_Q (A-T3) at each instance's start, for both kernels, from theory::kernels::

@@ -41,6 +41,7 @@
 #include "dyncheck/sim/kernels/attention.hpp"
 #include "dyncheck/sim/random/rng.hpp"
 #include "dyncheck/theory/kernels/attention.hpp"
+#include "dyncheck/theory/kernels/conditions.hpp"
 #include "instance.hpp"
 
 namespace dyncheck::checks::kernels {
@@ -301,6 +302,29 @@ class PlCertificate final : public ClaimShape<Params, Settings, Measured, Predic
         3 * p.H.value() * p.d.value() * p.d.value(), static_cast<double>(p.N.value() * p.n.value()) * d_out,
         min_lambda[0], min_lambda[1], counted[0] ? final_ratio[0] / counted[0] : 0.0,
         counted[1] ? final_ratio[1] / counted[1] : 0.0));
+    // A.3's conditions at the start of the first run of each kernel (evaluate_conditions, as in Python)
+    std::string at_start;
+    for (std::size_t r = 0; r < std::min<std::size_t>(2, m.runs.size()); ++r) {
+      const Run& run = m.runs[r];
+      if (run.steps.empty()) continue;
+      const theory::kernels::KernelSpec spec{run.kernel == 0 ? theory::kernels::Kernel::softmax : theory::kernels::Kernel::gaussian,
+                                             run.kernel == 2};
+      const theory::kernels::Conditions c = theory::kernels::evaluate_conditions(spec, run.data.X, to_heads<double>(run.steps.front().w));
+      auto shown = [](double lambda, double rounding, bool by_shape) {
+        if (by_shape) return std::string("0 (more Jacobian rows than columns)");
+        return lambda > rounding ? fmt::format("{:.3g}", lambda) : fmt::format("{:.2g} (not resolved from 0: rounding {:.2g})", lambda, rounding);
+      };
+      at_start += fmt::format("{}{} (run {}): lambda_V = {}, lambda_Q = {}, W^V-only step bound 1/lambda_V,max = {:.3g}",
+                              at_start.empty() ? "" : "; ", run.kernel == 0 ? "softmax" : "Gaussian", r,
+                              shown(c.lambda_V, c.rounding_V, c.zero_V_by_shape), shown(c.lambda_Q, c.rounding_Q, c.zero_Q_by_shape),
+                              c.eta_max_value_only);
+    }
+    if (!at_start.empty()) {
+      verdict.notes.push_back(fmt::format(
+          "A.3's conditions at the start (theory::kernels::evaluate_conditions = dyncheck.theory.kernels.conditions; A-T2's "
+          "alpha_0^2 is about lambda_V): d >= Nn {} (d = {}, Nn = {}); {}.",
+          p.d.value() >= p.N.value() * p.n.value() ? "holds" : "fails", p.d.value(), p.N.value() * p.n.value(), at_start));
+    }
     verdict.notes.push_back(fmt::format(
         "Instance per run: N = {}, n = {}, d = {}, H = {}, {} output, targets {}, W ~ N(0, s^2/d) with s_QK = {}, s_V = {}; "
         "Armijo (eta_0 = 1, halve, then x1.5), {} steps; {} runs of each kernel (Gaussian {}). Deterministic: no share of "

@@ -10,27 +10,73 @@
 // D4: every softmax output row lies in [min_b u_ib, max_b u_ib] whatever W^Q is, so the softmax loss is never below
 //   LB = 1/2 sum_{i,a} dist(t_ia, [min_b u_ib, max_b u_ib])^2.
 // Success: f_T <= 1e-6 f_0 or f_T <= 1e-10.
+// Certified instances: LB - e_r > max(1e-6 f_0, 1e-10), e_r the numerical term of comparison 1 for the run: there a
+//   softmax success would need f_T < LB - e_r, which comparison 1 checks on every run, so on these instances the
+//   softmax success probability is p_S = 0 exactly (D4, deterministic) and its measured count carries no sampling
+//   error.
 // Comparisons:
 //  1. (deterministic, every run) the softmax final loss (the smallest of its monotone Armijo trajectory) >= LB;
 //     the worst run relative to LB is shown. Numerical term: the rounding of f_T and of LB (4 gamma_{Nn} LB).
-//     Bias (the check's power): the closest approach min_r (f_T - LB)/LB of any run, times LB; runs that stop far
-//     above their floors (few steps) make the comparison INCONCLUSIVE instead of passing a too-high floor.
+//     Bias (the check's power): the closest approach min_r (f_T - LB)/LB of any run to the claim's floor, times LB;
+//     runs that stop far above their floors (few steps) make the comparison INCONCLUSIVE instead of passing a too-high
+//     floor. Measured against the claim's floor for every variant (a mutant's raised floor would otherwise look
+//     closer to the runs and claim a power the experiment does not have: fuzz seed 9141 at smoke, hull_shrunk_1e-3
+//     PASSed where the claim was INCONCLUSIVE).
 //     Resolution 1e-3 LB.
-//  2. (statistical) among the instances with LB > 1e-6 f_0 (where softmax cannot succeed): p_G - p_S >= 0, failing
-//     only when the data show p_G < p_S: the upper confidence bound of p_G - p_S is the Clopper-Pearson upper
-//     bound of p_G minus the lower bound of p_S, each one-sided at half the comparison's share (union bound), so
-//     a true claim fails with probability <= its share. Resolution 0.5 (the check must be able to tell the two
-//     kernels apart by half the scale of a proportion); the lower bound (the spec's "LCB > 0") is reported, and
-//     so are Wilson 95% intervals and Newcombe's 95% interval for the difference (spec A.5). Newcombe does not
-//     decide: it is approximate and for independent samples (the runs are paired), and at the claim's share its
-//     actual one-sided error exceeds the nominal (1.7x at n = 40 per arm, thousands of times at very unequal
-//     sizes: exact enumeration, tests/checks/stats_test.cpp), which the exact union bound does not.
+//  2. (statistical) among the n certified instances, the separation, decided: LCB(p_G - p_S) > 0 (spec E-A3 (ii)).
+//     Since p_S = 0 there (above), p_G - p_S = p_G and the exact lower confidence bound of the difference is the
+//     Clopper-Pearson lower bound of p_G, > 0 exactly when x >= 1 of the n Gaussian runs succeed. "LCB > 0" is not
+//     itself a hypothesis with a false-failure rate: failing whenever LCB <= 0 fails a true claim with probability
+//     (1 - p_G)^n, which only a lower bound on p_G controls. So for d >= Nn the comparison is the one-sided test of
+//     the [reconstructed] calibrated level (the same `level` as comparison 3, here on the certified instances):
+//     p_G - p_S >= level, failing when the Clopper-Pearson upper bound of p_G, one-sided at the comparison's share
+//     delta, is below it (a true claim fails with probability <= delta, exact binomial). With x = 0 that bound is
+//     1 - delta^(1/n), below the level exactly when n >= n_min = ceil(ln delta / ln(1 - level)) (level 0.8, delta =
+//     5e-6: n_min = 8; 35 certified instances at ci); with fewer, x = 0 leaves a tolerance above the resolution
+//     `level`, so INCONCLUSIVE. Hence a PASS implies x >= 1, i.e. LCB > 0: decided, at no extra runs.
+//     Why not the union bound with p_S estimated (CP upper bound of p_S at half the share): failing when that LCB
+//     <= 0 keeps the false-failure rate at delta only from n >= 51 certified instances at level 0.8 (x <= 26 of 51
+//     gives LCB <= 0; exact binomial, scipy), ~60 runs instead of 40; D4 makes it unnecessary.
+//     For d < Nn no level is calibrated (spec: 5/40 Gaussian successes at d = 4): only p_G - p_S >= 0 (what D4
+//     implies), resolution 0.5, and the LCB is reported. Wilson 95% intervals and Newcombe's 95% interval for the
+//     difference are reported too (spec A.5); Newcombe does not decide: it is approximate and for independent
+//     samples (the runs are paired), and at the claim's share its actual one-sided error exceeds the nominal (1.7x
+//     at n = 40 per arm, thousands of times at very unequal sizes: exact enumeration, tests/checks/stats_test.cpp).
 //  3. (statistical, [reconstructed] calibrated level, d >= Nn only) the Gaussian success fraction >= 0.8 (spec
 //     E-A3 (iii): 39/40 in the reference run), failing when the Clopper-Pearson upper bound is below 0.8.
+//  The level of 2 and 3 is a calibration, not a theorem (A-T3 promises convergence, no rate): it holds on the
+//  instance it was calibrated on, the spec's E-A3 scales s_K = s_teacher = 0.3, s_student = 0.7 with >= 2000 Armijo
+//  steps (ci 2000, full 3000; seeds 1-12 at ci: 38-40 of 40; full: 99/100, 84/84 certified), for any N, n, d >= Nn
+//  the budget affords. Elsewhere a success fraction after a fixed number of steps has no level: fuzz seed 9141 at ci
+//  found 10/40 with steps = 70 (s_K = 0.083, s_student = 0.10), and at 2000 steps the corners of the scale box fail
+//  it, e.g. (s_K, s_teacher, s_student) = (2, 2, 0.05): 11/40 (4/20 certified), (1, 1, 1), (0.05, 1, 0.05). There 3
+//  is left out and 2 takes its d < Nn form (above); the fractions are reported.
+//  4. (deterministic, every run) the stall factor: the mirror of D4 (theory/kernels/hull.hpp): each softmax output
+//     y_ia lies in [min_b u_ib, max_b u_ib] and (y - t)^2 is convex in y, so it is largest at an endpoint, and for
+//     every W^Q
+//       f <= UB = 1/2 sum_{i,a} max((t_ia - min_b u_ib)^2, (t_ia - max_b u_ib)^2),
+//     so a softmax run that stalls ends within the derived factor UB/LB of its floor: LB <= f_T <= UB. Checked on
+//     every run, the run closest to its ceiling shown; numerical term as in comparison 1 (4 gamma_{Nn} UB for UB).
+//     No bias: the inequality holds for every W^Q. Resolution: that run's distance UB - f_T (a ceiling too low by
+//     more than that fails; at least 1e-3 UB). The factor is a bound, not a prediction: measured f_T/LB at the
+//     defaults (100 instances, 1000 to 16000 Armijo steps): median 1.007, 1.004, 1.002, 1.001, 1.000 (the stalled
+//     runs approach LB like ~1/T: saturating attention), max 3.60, 3.54, 3.51, 3.49, 3.48 (one instance stays
+//     far above LB although for d >= Nn the infimum over W^Q is LB (generic inputs: the Nn queries are free and each
+//     row's n keys affinely independent, so a row's output takes every value inside its hull): GD stalls on a plateau
+//     of saturated attention,
+//     which no step count cures; no T-independent factor below UB/LB can be derived).
 // Shares: 2 and 3 take half of the claim's false-failure share each.
+// Conditions: A.3's lambda_Q (A-T3) at each instance's start, for both kernels, from theory::kernels::
+//   evaluate_conditions (the function behind dyncheck.theory.kernels.conditions), reported with d >= Nn.
 // Mutants: softmax_better (the claim with the kernels swapped, p_S - p_G >= 0: gross), hull_drops_largest (LB
 //   from the hull without the largest value: gross), hull_shrunk_1e-3 (each hull shrunk by 1e-3 of its width at
-//   both ends: small).
+//   both ends: small), no_separation (p_G - p_S <= 0 on the certified instances, the null that "LCB > 0" rejects:
+//   FAILs exactly when LCB > 0), stall_factor_1 (the ceiling LB: spec E-A3's "the softmax final loss sits at LB"
+//   read as exact; gross). Not registered: the ceiling from the nearer hull endpoint (a min for a max) PASSes at ci,
+//   since runs end near LB, below any ceiling above LB + the in-hull terms (ci: closest 3.34724 against 3.34737);
+//   and a factor 1.25 (spec E-A3's reference range 1.00-1.23 in 9 of 10 runs taken as the bound) FAILs at ci (f_T/LB
+//   up to 2.845) but PASSes wherever no run stalls that far (fuzz seeds 9141 and 31337 at ci: 3 points), so it is
+//   not wrong everywhere. Comparison 4 has power only against ceilings below the largest f_T of a run.
 
 #include <fmt/format.h>
 
@@ -45,7 +91,9 @@
 #include "dyncheck/checks/measured.hpp"
 #include "dyncheck/checks/stats/binomial.hpp"
 #include "dyncheck/checks/stats/proportions.hpp"
+#include "dyncheck/portable/math.hpp"
 #include "dyncheck/sim/kernels/attention.hpp"
+#include "dyncheck/theory/kernels/conditions.hpp"
 #include "dyncheck/theory/kernels/hull.hpp"
 #include "instance.hpp"
 
@@ -60,7 +108,9 @@ struct Params : ParamSet {
   Real s_teacher{this, "s_teacher", 0.3, closed(0.05, 2), "Gaussian teacher W^Q* ~ N(0, s^2/d)", Scale::log};
   Real s_student{this, "s_student", 0.7, closed(0.05, 2), "student's initial W^Q ~ N(0, s^2/d)", Scale::log};
   Int steps{this, "steps", 0, closed(0, 20000), "Armijo steps per run; 0: the budget's choice (smoke 200, ci 2000, full 3000)"};
-  Real level{this, "level", 0.8, closed(0, 1), "calibrated Gaussian success level for d >= Nn ([reconstructed])"};
+  Real level{this, "level", 0.8, closed(0, 1),
+             "calibrated Gaussian success level for d >= Nn at the spec's E-A3 scales (0.3, 0.3, 0.7) and >= 2000 steps "
+             "([reconstructed])"};
 
   std::size_t runs(const Budget& budget) const { return budget.pick<std::size_t>(4, 40, 100); }
   long long resolved_steps(const Budget& budget) const {
@@ -87,15 +137,20 @@ struct Settings {
   bool softmax_better = false;
   bool drop_largest = false;
   double shrink = 0;  ///< each hull end moved inwards by shrink x width
+  bool no_separation = false;
+  double stall_factor = 0;  ///< > 0: the ceiling min(UB, stall_factor LB) (a mutant's undervalued factor)
 };
 
 struct Run {
   std::vector<Eigen::VectorXd> u, t;  ///< values u_ib = x_ib'w and targets t_ia, per sample
   double f0_soft = 0, fT_soft = 0, f0_gauss = 0, fT_gauss = 0, rounding_soft = 0;
   std::vector<double> curve_soft, curve_gauss;  ///< f at 0, 1, 2, 4, ... steps
+  /// A.3's lambda_Q = lambda_min(J_Q J_Q') at the student's start and its rounding bound, softmax and Gaussian
+  double lambda_Q_soft = 0, lambda_Q_gauss = 0, rounding_Q_soft = 0, rounding_Q_gauss = 0;
   /// Every field, for sim::ReplicateExchange (an MPI group splits the runs; issue #16).
   auto exchange_fields() {
-    return std::tie(u, t, f0_soft, fT_soft, f0_gauss, fT_gauss, rounding_soft, curve_soft, curve_gauss);
+    return std::tie(u, t, f0_soft, fT_soft, f0_gauss, fT_gauss, rounding_soft, curve_soft, curve_gauss, lambda_Q_soft,
+                    lambda_Q_gauss, rounding_Q_soft, rounding_Q_gauss);
   }
 };
 
@@ -104,11 +159,18 @@ struct Measured {
 };
 
 struct Predicted {
-  std::vector<double> lb;
-  bool softmax_better = false;
+  std::vector<double> lb, ub;
+  std::vector<double> lb_claim;  ///< the claim's own floor (default Settings), for the experiment's power
+  bool softmax_better = false, no_separation = false;
 };
 
 bool success(double f0, double fT) { return fT <= 1e-6 * f0 || fT <= 1e-10; }
+
+/// The instance the level was calibrated on (spec E-A3: s_K = s_teacher = 0.3, s_student = 0.7, 2000-3000 Armijo
+/// steps); see the header for the points outside it where the level does not hold.
+bool at_calibration(const Params& p, const Budget& budget) {
+  return p.s_K.value() == 0.3 && p.s_teacher.value() == 0.3 && p.s_student.value() == 0.7 && p.resolved_steps(budget) >= 2000;
+}
 
 std::vector<double> log_sampled(const std::vector<double>& loss) {
   std::vector<double> out;
@@ -141,6 +203,17 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         run.t.push_back(data.Y[static_cast<std::size_t>(i)].col(0));
       }
       sim::kernels::Weights student{{WQ_student}, {WK}, {Eigen::MatrixXd::Identity(d, d)}, {w}};
+      {  // A.3's conditions at the student's start (lambda_Q is A-T3's; W^V is not trained here: no lambda_V)
+        const std::vector<theory::kernels::Head<double>> heads{{WQ_student, WK, Eigen::MatrixXd::Identity(d, d), w}};
+        const theory::kernels::Conditions soft =
+            theory::kernels::evaluate_conditions({theory::kernels::Kernel::softmax, false}, data.X, heads, false);
+        const theory::kernels::Conditions gauss =
+            theory::kernels::evaluate_conditions({theory::kernels::Kernel::gaussian, false}, data.X, heads, false);
+        run.lambda_Q_soft = soft.lambda_Q;
+        run.rounding_Q_soft = soft.rounding_Q;
+        run.lambda_Q_gauss = gauss.lambda_Q;
+        run.rounding_Q_gauss = gauss.rounding_Q;
+      }
       sim::kernels::GdOptions options;
       options.steps = p.resolved_steps(context.budget);
       const sim::kernels::Trained q_only{true, false, false};
@@ -177,7 +250,14 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
   Predicted predict(const Params&, const Measured& m, const Settings& s, const RunContext&) const override {
     Predicted t;
     t.softmax_better = s.softmax_better;
+    t.no_separation = s.no_separation;
     for (const Run& run : m.runs) {
+      double ub = 0;
+      for (std::size_t i = 0; i < run.u.size(); ++i) {
+        const theory::kernels::Interval hull = theory::kernels::softmax_hull(run.u[i]);
+        for (Eigen::Index a = 0; a < run.t[i].size(); ++a) ub += theory::kernels::squared_farthest(run.t[i](a), hull);
+      }
+      t.ub.push_back(ub / 2);
       double lb = 0;
       for (std::size_t i = 0; i < run.u.size(); ++i) {
         theory::kernels::Interval hull = theory::kernels::softmax_hull(run.u[i], s.drop_largest);
@@ -187,6 +267,8 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         for (Eigen::Index a = 0; a < run.t[i].size(); ++a) lb += theory::kernels::squared_distance(run.t[i](a), hull);
       }
       t.lb.push_back(lb / 2);
+      t.lb_claim.push_back(theory::kernels::softmax_loss_floor(run.u, run.t));
+      if (s.stall_factor > 0) t.ub.back() = std::min(t.ub.back(), s.stall_factor * t.lb.back());
     }
     return t;
   }
@@ -209,7 +291,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
     // the check's power: a floor too high by less than the closest approach of any run cannot show
     double closest = std::numeric_limits<double>::infinity();
     for (std::size_t r = 0; r < m.runs.size(); ++r) {
-      if (t.lb[r] > 0) closest = std::min(closest, std::max(0.0, (m.runs[r].fT_soft - t.lb[r]) / t.lb[r]));
+      if (t.lb_claim[r] > 0) closest = std::min(closest, std::max(0.0, (m.runs[r].fT_soft - t.lb_claim[r]) / t.lb_claim[r]));
     }
     if (!std::isfinite(closest)) closest = 0;
     if (worst_ratio == -std::numeric_limits<double>::infinity()) {
@@ -225,60 +307,95 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
                          "the smallest loss of the monotone Armijo run; rounding |R| e + e^2/2 + gamma f, e = |3 gamma_K "
                          "|S||X||w| + u|R||_F (Higham 3.5, first order)"),
         {closest * t.lb[worst],
-         fmt::format("the closest any softmax run came to its floor, (f_T - LB)/LB = {:.3g}, times LB: a floor too high by "
-                     "less than that cannot show (the check's power, not a slack of the inequality, which holds for every "
-                     "W^Q)", closest)},
+         fmt::format("the closest any softmax run came to the claim's floor, (f_T - LB)/LB = {:.3g}, times LB: a floor too "
+                     "high by less than that cannot show (the check's power, not a slack of the inequality, which holds for "
+                     "every W^Q; measured against the claim's floor for every variant, as in cross_kernel_softmax_floor)",
+                     closest)},
         {1e-3 * t.lb[worst], "1e-3 LB"}, Relation::at_least));
 
-    // 2. separation among LB > 1e-6 f_0
+    // 2. separation among the certified instances (LB - e_r above the success threshold: p_S = 0 by D4)
+    const double gN = gamma(static_cast<double>(p.N.value() * p.n.value()));
+    auto certified = [&](std::size_t r) {
+      const Run& run = m.runs[r];
+      return t.lb[r] - (run.rounding_soft + 4 * gN * t.lb[r]) > std::max(1e-6 * run.f0_soft, 1e-10);
+    };
     std::size_t trials = 0, gauss_wins = 0, soft_wins = 0, all_gauss = 0;
     for (std::size_t r = 0; r < m.runs.size(); ++r) {
       const Run& run = m.runs[r];
       all_gauss += success(run.f0_gauss, run.fT_gauss) ? 1 : 0;
-      if (!(t.lb[r] > 1e-6 * run.f0_soft)) continue;
+      if (!certified(r)) continue;
       ++trials;
       gauss_wins += success(run.f0_gauss, run.fT_gauss) ? 1 : 0;
       soft_wins += success(run.f0_soft, run.fT_soft) ? 1 : 0;
     }
     const double delta2 = share / 2;
+    const bool calibrated = p.d.value() >= p.N.value() * p.n.value() && at_calibration(p, context.budget);
+    const double level = p.level.value();
     if (trials > 0) {
       const double tn = static_cast<double>(trials);
       const double pG = static_cast<double>(gauss_wins) / tn, pS = static_cast<double>(soft_wins) / tn;
-      const stats::Interval G = stats::clopper_pearson(gauss_wins, trials, 1 - delta2);
-      const stats::Interval S = stats::clopper_pearson(soft_wins, trials, 1 - delta2);
-      const double diff = t.softmax_better ? pS - pG : pG - pS;
-      const double upper = t.softmax_better ? S.upper - G.lower : G.upper - S.lower;
-      const double lower = t.softmax_better ? S.lower - G.upper : G.lower - S.upper;
+      // one-sided bounds of p_G at delta2 each (a two-sided interval at confidence 1 - 2 delta2); p_S exact (D4)
+      const stats::Interval G = stats::clopper_pearson(gauss_wins, trials, 1 - 2 * delta2);
+      const double lcb = G.lower - pS, ucb = G.upper - pS;
+      const double n_min = level >= 1 ? 1.0 : level <= 0 ? std::numeric_limits<double>::infinity()
+                                                          : std::ceil(portable::log(delta2) / portable::log(1 - level));
+      const double theory_value = calibrated ? level : 0.0;
+      const Resolution resolution =
+          calibrated ? Resolution{level, fmt::format("the calibrated level {:.3g}: no separation (p_G - p_S = 0) must be "
+                                                     "told from the claimed one; with x = 0 successes the tolerance is "
+                                                     "1 - delta^(1/n), above it when n < n_min = {:g} (then INCONCLUSIVE), "
+                                                     "so a PASS implies x >= 1, i.e. LCB > 0", level, n_min)}
+                     : Resolution{0.5, "0.5: the check must tell the kernels apart by half the range of a proportion (no "
+                                       "calibrated level here)"};
+      const std::string counts = fmt::format("among the {} certified instances (LB - e > success threshold; {}/{} Gaussian, "
+                                             "{}/{} softmax successes)", trials, gauss_wins, trials, soft_wins, trials);
+      const std::string exact = fmt::format(
+          "p_softmax = {:.3f} exactly on these instances (D4: a softmax success would put f_T below LB - e, which "
+          "comparison 1 checks on every run); Clopper-Pearson bound of p_Gaussian, one-sided at {:.3g}, exact binomial, "
+          "valid for the paired runs", pS, delta2);
       Measurement measurement;
-      measurement.value = diff;
-      measurement.half_width = upper - diff;
       measurement.false_failure_share = delta2;
-      measurement.half_width_reason = fmt::format(
-          "upper confidence bound of the difference: Clopper-Pearson upper bound of one proportion minus the lower bound "
-          "of the other, each one-sided at {:.3g} (two-sided intervals at confidence 1 - {:.3g}), union bound; exact "
-          "binomial, no approximation, valid for the paired runs (both kernels on each instance); the lower bound of "
-          "the difference is {:.3f}. Not Newcombe's interval here: it is approximate and for independent samples, and at "
-          "this share its actual one-sided error exceeds the nominal (1.7x at n = 40 per arm, thousands of times at "
-          "unequal sizes; exact enumeration, tests/checks/stats_test.cpp); it is reported at 95% in the notes",
-          delta2 / 2, delta2, lower);
+      Comparison comparison;
+      if (t.no_separation) {
+        measurement.value = pG - pS;
+        measurement.half_width = measurement.value - lcb;
+        measurement.half_width_reason = "lower confidence bound of the difference: " + exact;
+        comparison = checks::compare("p_Gaussian - p_softmax <= 0 (no separation) " + counts,
+                                     {0.0, 0.0, "the null hypothesis: the kernels do not differ"}, measurement,
+                                     {0.0, "none"}, resolution, Relation::at_most);
+      } else {
+        measurement.value = t.softmax_better ? pS - pG : pG - pS;
+        measurement.half_width = t.softmax_better ? pG - G.lower : ucb - measurement.value;
+        measurement.half_width_reason = "upper confidence bound of the difference: " + exact;
+        comparison = checks::compare(
+            fmt::format("{} {}", t.softmax_better ? "p_softmax - p_Gaussian" : "p_Gaussian - p_softmax", counts),
+            {theory_value, 0.0,
+             calibrated ? fmt::format("[reconstructed] calibrated level of spec E-A3 (iii) on the certified instances, "
+                                      "d = {} >= Nn = {} (A-T3/A-T4 [paper]: the Gaussian kernel succeeds, softmax "
+                                      "cannot)", p.d.value(), p.N.value() * p.n.value())
+                        : std::string("no calibrated level here (d < Nn, or outside the calibrated instance): only "
+                                      "p_G >= p_S (A-T3/A-T4 [paper], implied by D4)")},
+            measurement, {0.0, "none"}, resolution, Relation::at_least);
+      }
+      verdict.comparisons.push_back(std::move(comparison));
       const stats::Interval newcombe = stats::newcombe_difference(gauss_wins, trials, soft_wins, trials, 0.95);
       const stats::Interval wg = stats::wilson(gauss_wins, trials, 0.95), ws = stats::wilson(soft_wins, trials, 0.95);
       verdict.notes.push_back(fmt::format(
-          "Reported (spec A.5: Wilson 95% for proportions, Newcombe for the difference): among the {} instances with LB > "
-          "1e-6 f_0, p_Gaussian = {:.3f} [{:.3f}, {:.3f}], p_softmax = {:.3f} [{:.3f}, {:.3f}], p_Gaussian - p_softmax = "
-          "{:.3f}, Newcombe hybrid score 95% [{:.3f}, {:.3f}] (it treats the arms as independent; the runs are paired on "
+          "Separation (spec E-A3 (ii)): among the {} certified instances, LCB(p_Gaussian - p_softmax) = {:.3f} at "
+          "one-sided {:.3g} (exact); {}. Reported (spec A.5: Wilson 95% for proportions, Newcombe for the difference): "
+          "p_Gaussian = {:.3f} [{:.3f}, {:.3f}], p_softmax = {:.3f} [{:.3f}, {:.3f}], p_Gaussian - p_softmax = {:.3f}, "
+          "Newcombe hybrid score 95% [{:.3f}, {:.3f}] (it treats the arms as independent; the runs are paired on "
           "instances).",
-          trials, pG, wg.lower, wg.upper, pS, ws.lower, ws.upper, pG - pS, newcombe.lower, newcombe.upper));
-      verdict.comparisons.push_back(checks::compare(
-          fmt::format("{} among the {} instances with LB > 1e-6 f_0 ({}/{} Gaussian, {}/{} softmax successes)",
-                      t.softmax_better ? "p_softmax - p_Gaussian" : "p_Gaussian - p_softmax", trials, gauss_wins, trials,
-                      soft_wins, trials),
-          {0.0, 0.0, "the claim: the Gaussian kernel succeeds at least as often (A-T3/A-T4 [paper])"}, measurement,
-          {0.0, "none"}, {0.5, "0.5: the check must tell the kernels apart by half the range of a proportion"},
-          Relation::at_least));
+          trials, lcb, delta2,
+          calibrated ? fmt::format("decided by comparison 2 (its PASS implies LCB > 0; n_min = {:g} certified instances "
+                                   "for level {:.3g}, here {})", n_min, level, trials)
+                     : std::string("reported, not decided: no calibrated level gives the test power here (d < Nn, or "
+                                   "not the calibrated instance: the spec's E-A3 scales s_K = s_teacher = 0.3, s_student = "
+                                   "0.7 and >= 2000 Armijo steps)"),
+          pG, wg.lower, wg.upper, pS, ws.lower, ws.upper, pG - pS, newcombe.lower, newcombe.upper));
     }
     // 3. the calibrated Gaussian level, d >= Nn
-    if (p.d.value() >= p.N.value() * p.n.value()) {
+    if (calibrated) {
       const std::size_t R = m.runs.size();
       const double pG = static_cast<double>(all_gauss) / static_cast<double>(R);
       const stats::Interval G = stats::clopper_pearson(all_gauss, R, 1 - delta2);
@@ -292,6 +409,31 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
                       p.N.value() * p.n.value()),
           {p.level.value(), 0.0, "[reconstructed] calibrated level of spec E-A3 (iii)"}, measurement, {0.0, "none"},
           {0.5, "0.5"}, Relation::at_least));
+    }
+
+    // 4. the stall factor: f_T <= UB on every run (LB <= f <= UB for every W^Q), the run closest to its ceiling
+    {
+      std::size_t top = 0;
+      double top_ratio = -std::numeric_limits<double>::infinity();
+      for (std::size_t r = 0; r < m.runs.size(); ++r) {
+        const double tol = m.runs[r].rounding_soft + 4 * gN * t.ub[r] + 1e-300;
+        const double ratio = (m.runs[r].fT_soft - t.ub[r]) / tol;
+        if (ratio > top_ratio) {
+          top_ratio = ratio;
+          top = r;
+        }
+      }
+      const Run& tr = m.runs[top];
+      verdict.comparisons.push_back(checks::compare(
+          fmt::format("softmax f_T <= UB (the hull's farthest-endpoint ceiling; stall factor f_T/LB <= UB/LB), run {} of "
+                      "{}: the run closest to (or above) its ceiling", top, m.runs.size()),
+          {t.ub[top], 4 * gN * t.ub[top], "rounding of the sum of N n squared distances, 4 gamma_{Nn} UB"},
+          measured_exactly(tr.fT_soft, tr.rounding_soft, "the smallest loss of the monotone Armijo run; rounding as in "
+                                                         "comparison 1"),
+          {0.0, "none: the ceiling holds for every W^Q"},
+          {std::max(t.ub[top] - tr.fT_soft, 1e-3 * t.ub[top]),
+           "the run's distance to its ceiling, UB - f_T (a ceiling too low by more than that fails), at least 1e-3 UB"},
+          Relation::at_most));
     }
 
     Plot scatter{"final_vs_floor", "Softmax final loss against its convex-hull floor LB", "LB", "f_T (softmax)", true, true, {}};
@@ -323,23 +465,49 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         break;
       }
     }
-    std::vector<double> ratios;
+    std::vector<double> ratios, factors;
+    double max_ratio = 0, factor_at_max = 0;
     for (std::size_t r = 0; r < m.runs.size(); ++r) {
-      if (t.lb[r] > 1e-6 * m.runs[r].f0_soft) ratios.push_back(m.runs[r].fT_soft / t.lb[r]);
+      if (!certified(r)) continue;
+      ratios.push_back(m.runs[r].fT_soft / t.lb[r]);
+      factors.push_back(t.ub[r] / t.lb[r]);
+      if (ratios.back() > max_ratio) {
+        max_ratio = ratios.back();
+        factor_at_max = factors.back();
+      }
     }
     std::sort(ratios.begin(), ratios.end());
+    std::sort(factors.begin(), factors.end());
+    auto spread = [](const std::vector<double>& v) {
+      return v.empty() ? std::string("none")
+                       : fmt::format("min {:.4g}, median {:.4g}, max {:.4g}", v.front(), v[v.size() / 2], v.back());
+    };
+    std::size_t resolved_soft = 0, resolved_gauss = 0;
+    std::vector<double> lq_soft, lq_gauss;
+    for (const Run& run : m.runs) {
+      resolved_soft += run.lambda_Q_soft > run.rounding_Q_soft ? 1 : 0;
+      resolved_gauss += run.lambda_Q_gauss > run.rounding_Q_gauss ? 1 : 0;
+      lq_soft.push_back(run.lambda_Q_soft);
+      lq_gauss.push_back(run.lambda_Q_gauss);
+    }
+    std::sort(lq_soft.begin(), lq_soft.end());
+    std::sort(lq_gauss.begin(), lq_gauss.end());
     verdict.notes.push_back(fmt::format(
-        "Conditions evaluated [reconstructed]: A-T3 (Gaussian, W^Q only) is claimed for d >= Nn (here d = {}, Nn = {}); "
-        "the target is realisable by the Gaussian model by construction (D5), and A-T4's softmax failure is certified by "
-        "LB > 0 (D4) in {} of {} instances. Softmax f_T/LB over those instances: {}.",
-        p.d.value(), p.N.value() * p.n.value(), trials, m.runs.size(),
-        ratios.empty() ? std::string("none")
-                       : fmt::format("min {:.4g}, median {:.4g}, max {:.4g}", ratios.front(), ratios[ratios.size() / 2], ratios.back())));
+        "Conditions evaluated [reconstructed] (A.3, theory::kernels::evaluate_conditions = dyncheck.theory.kernels."
+        "conditions): A-T3 (Gaussian, W^Q only) is claimed for d >= Nn (here d = {}, Nn = {}: {}) and lambda_Q = "
+        "lambda_min(J_Q J_Q') > 0 at the start: lambda_Q(0) above its rounding bound in {} of {} instances for the "
+        "Gaussian student ({}) and {} of {} for softmax ({}). The target is realisable by the Gaussian model by "
+        "construction (D5), and A-T4's softmax failure is certified by LB > 0 (D4) in {} of {} instances.",
+        p.d.value(), p.N.value() * p.n.value(), p.d.value() >= p.N.value() * p.n.value() ? "holds" : "fails", resolved_gauss, m.runs.size(), spread(lq_gauss),
+        resolved_soft, m.runs.size(), spread(lq_soft), trials, m.runs.size()));
+    verdict.notes.push_back(fmt::format(
+        "Stall factor (comparison 4): on the certified instances f_T/LB is {}; the derived factor UB/LB is {}; the run "
+        "stalled farthest (f_T/LB = {:.4g}) has UB/LB = {:.4g}.",
+        spread(ratios), spread(factors), max_ratio, factor_at_max));
     verdict.notes.push_back(fmt::format(
         "Instance (E-A3): N = {}, n = {}, d = {}, scalar output u = X w (w ~ N(0, I/d)), W^K ~ N(0, {}^2/d) fixed, Gaussian "
         "teacher W^Q* ~ N(0, {}^2/d), student W^Q ~ N(0, {}^2/d), {} Armijo steps; success f_T <= 1e-6 f_0 or <= 1e-10. "
-        "Gaussian successes over all {} instances: {}. The softmax 'stall factor' f_T/LB has no derived bound and is "
-        "reported, not checked.",
+        "Gaussian successes over all {} instances: {}.",
         p.N.value(), p.n.value(), p.d.value(), p.s_K.value(), p.s_teacher.value(), p.s_student.value(), p.resolved_steps(context.budget),
         m.runs.size(), all_gauss));
     return verdict;
@@ -366,6 +534,10 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
         {"softmax_better", "the separation with the kernels swapped (p_S - p_G >= 0)", [](Settings& s) { s.softmax_better = true; }},
         {"hull_drops_largest", "the floor from the hull without the token of largest value", [](Settings& s) { s.drop_largest = true; }},
         {"hull_shrunk_1e-3", "each hull shrunk by 1e-3 of its width at both ends (small)", [](Settings& s) { s.shrink = 1e-3; }},
+        {"no_separation", "no separation: p_G - p_S <= 0 on the certified instances (the null of LCB > 0)",
+         [](Settings& s) { s.no_separation = true; }},
+        {"stall_factor_1", "softmax runs end at their floor, f_T <= LB (the spec's 'the softmax final loss sits at LB' "
+         "read as exact)", [](Settings& s) { s.stall_factor = 1; }},
     };
   }
 };

@@ -41,6 +41,7 @@ version: str = _dyncheck.version
 #   dyncheck.theory.scb.reduced_flow(P=, mu=, q=, eta=, eta_A=, m0=, alpha0=, nu0=, beta0=, omega0=, t=[...])
 #   dyncheck.theory.topic.stage1_excluded_keys(T=, v=, lambda_=, alpha=) -> {"diag", "same", "diff", "mask"}
 #   dyncheck.theory.kernels.value_only(B=, W0=, O=, Y=, eta=, t=[steps]) -> {"loss", "floor", ...}
+#   dyncheck.theory.kernels.conditions(X=[...], Q=, K=, V=, O=, kernel="softmax") -> {"lambda_V", "lambda_Q", ...}
 #   dyncheck.theory.multihead.crude_estimates(theta=[...], w=[...], k=) -> {"c1", "c2", ...}
 # digits=50 returns 50-significant-digit decimal strings (for decimal.Decimal or mpmath.mpf).
 import types as _types

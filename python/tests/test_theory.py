@@ -158,6 +158,103 @@ def test_kernels_value_only_against_gradient_descent():
     np.testing.assert_allclose(out["loss"], [float(x) for x in fifty["loss"]], rtol=1e-12)
 
 
+def _attention_output(X, Q, K, V, O, kernel):
+    """T_i = sum_h S_h X_i V_h O_h in numpy (specs/kernels.md A.2), c = sqrt(d): independent of the C++."""
+    d = X[0].shape[1]
+    T = []
+    for x in X:
+        t = 0
+        for q, k, v, o in zip(Q, K, V, O):
+            qs, ks = x @ q, x @ k
+            if kernel == "softmax":
+                z = qs @ ks.T / np.sqrt(d)
+                s = np.exp(z - z.max(axis=1, keepdims=True))
+                s /= s.sum(axis=1, keepdims=True)
+            else:
+                s = np.exp(-((qs[:, None, :] - ks[None, :, :]) ** 2).sum(axis=2) / (2 * np.sqrt(d)))
+            t = t + s @ x @ v @ o
+        T.append(t)
+    return np.concatenate([t.ravel() for t in T])
+
+
+def _jacobian_by_differences(X, Q, K, V, O, kernel, block):
+    """d vec(T) / d vec(block) by central differences (step 1e-6): the columns' order does not matter for
+    the eigenvalues of J J'."""
+    weights = {"Q": Q, "K": K, "V": V}
+    columns = []
+    for h, w in enumerate(weights[block]):
+        for index in np.ndindex(w.shape):
+            plus = [m.copy() for m in weights[block]]
+            minus = [m.copy() for m in weights[block]]
+            plus[h][index] += 1e-6
+            minus[h][index] -= 1e-6
+            args = dict(weights, O=O)
+            args[block] = plus
+            tp = _attention_output(X, args["Q"], args["K"], args["V"], O, kernel)
+            args[block] = minus
+            tm = _attention_output(X, args["Q"], args["K"], args["V"], O, kernel)
+            columns.append((tp - tm) / 2e-6)
+    return np.array(columns).T
+
+
+@pytest.mark.parametrize("kernel", ["softmax", "gaussian"])
+@pytest.mark.parametrize("N,n,d,d_out,H", [(2, 3, 8, 1, 1), (2, 2, 4, 2, 2), (3, 3, 4, 1, 1)])
+def test_kernels_conditions_against_finite_differences(kernel, N, n, d, d_out, H):
+    rng = np.random.default_rng(11 + N + 10 * d + 100 * H)
+    X = [rng.normal(size=(n, d)) for _ in range(N)]
+    Q, K, V = ([rng.normal(size=(d, d)) * 0.7 / np.sqrt(d) for _ in range(H)] for _ in range(3))
+    O = [rng.normal(size=(d, d_out)) for _ in range(H)]
+    out = dyncheck.theory.kernels.conditions(X=X, Q=Q, K=K, V=V, O=O, kernel=kernel)
+    assert out["d_at_least_Nn"] == (d >= N * n)
+    # W^V enters linearly: its difference quotient is exact up to rounding; W^Q's up to O(1e-12) truncation
+    for block, key in (("V", "V"), ("Q", "Q")):
+        J = _jacobian_by_differences(X, Q, K, V, O, kernel, block)
+        lam = np.linalg.eigvalsh(J @ J.T)
+        zero_by_shape = J.shape[0] > J.shape[1]
+        assert out[f"zero_{key}_by_shape"] == zero_by_shape
+        scale = lam.max()
+        if zero_by_shape:
+            assert out[f"lambda_{key}"] == 0.0
+        else:
+            assert out[f"lambda_{key}"] == pytest.approx(lam.min(), abs=1e-7 * scale)
+        if key == "V":
+            assert out["lambda_V_max"] == pytest.approx(scale, rel=1e-7)
+            assert out["eta_max_value_only"] == pytest.approx(1 / scale, rel=1e-7)
+        assert 0 < out[f"rounding_{key}"] < 1e-10 * scale
+
+
+def test_kernels_conditions_lambda_V_is_zero_below_Nn_and_positive_above():
+    # A-T1: rank B <= d, so lambda_V = lambda_min(BB') = 0 for d < Nn (scalar output: up to rounding), > 0 above
+    rng = np.random.default_rng(3)
+    for d, positive in ((5, False), (12, True)):
+        X = [rng.normal(size=(3, d)) for _ in range(3)]  # Nn = 9
+        Q, K, V = (rng.normal(size=(d, d)) * 0.5 / np.sqrt(d) for _ in range(3))
+        out = dyncheck.theory.kernels.conditions(X=X, Q=Q, K=K, V=V, O=rng.normal(size=(d, 1)), kernel="gaussian_rownorm")
+        assert out["d_at_least_Nn"] == positive
+        if positive:
+            assert out["lambda_V"] > 1e3 * out["rounding_V"]
+        else:
+            assert abs(out["lambda_V"]) <= out["rounding_V"]
+
+
+def test_kernels_conditions_rejects_bad_input():
+    rng = np.random.default_rng(4)
+    X = [rng.normal(size=(3, 4)) for _ in range(2)]
+    M = rng.normal(size=(4, 4))
+    with pytest.raises(ValueError, match="kernel must be"):
+        dyncheck.theory.kernels.conditions(X=X, Q=M, K=M, V=M, O=M, kernel="laplace")
+    with pytest.raises(ValueError, match="W\\^K of head 0 must be d x d"):
+        dyncheck.theory.kernels.conditions(X=X, Q=M, K=M[:3], V=M, O=M)
+    with pytest.raises(ValueError, match="one matrix per head"):
+        dyncheck.theory.kernels.conditions(X=X, Q=[M, M], K=M, V=M, O=M)
+    with pytest.raises(ValueError, match="X\\[1\\]"):
+        dyncheck.theory.kernels.conditions(X=[X[0], X[1][:, :3]], Q=M, K=M, V=M, O=M)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        dyncheck.theory.kernels.conditions(X=X, Q=M, K=M, V=np.full((4, 4), np.nan), O=M)
+    with pytest.raises(ValueError, match="2-D array"):
+        dyncheck.theory.kernels.conditions(X=X, Q=np.ones(4), K=M, V=M, O=M)
+
+
 def enumerate_crude(theta, w, k):
     d = theta[0].shape[0]
     c1, c2 = np.zeros((d, d)), np.zeros((d, d))

@@ -42,6 +42,33 @@ TEST(ChecksKernels, SmokeRunsNeitherFailNorError) {
   }
 }
 
+// The A.3 conditions reach the command line through the claims' notes (`run --json`, the report): at smoke, on
+// both sides of d = Nn, the note names the condition, says whether d >= Nn holds, and carries lambda values.
+TEST(ChecksKernels, ClaimsReportTheA3ConditionsOfTheirInstance) {
+  for (const std::string id : {"kernels.pl_certificate_every_step", "kernels.q_only_separation"}) {
+    const Claim* claim = registry().find(id);
+    ASSERT_NE(claim, nullptr) << id;
+    const bool q_only = id == "kernels.q_only_separation";
+    for (const std::string& d : {std::string("4"), std::string(q_only ? "16" : "6")}) {  // Nn = 16 (q_only), 6 (pl)
+      RunOptions options;
+      options.budget = Budget{BudgetLevel::smoke};
+      options.threads = 1;
+      options.overrides = {{"d", d}};
+      const Verdict verdict = run_claim(*claim, options);
+      const int Nn = q_only ? 16 : 6;
+      const std::string holds = std::stoi(d) >= Nn ? "holds" : "fails";
+      bool found = false;
+      for (const std::string& note : verdict.notes) {
+        if (note.find("evaluate_conditions") == std::string::npos) continue;
+        found = true;
+        EXPECT_NE(note.find("lambda_Q"), std::string::npos) << note;
+        EXPECT_NE(note.find(holds), std::string::npos) << id << " d = " << d << ": " << note;
+      }
+      EXPECT_TRUE(found) << id << " d = " << d;
+    }
+  }
+}
+
 TEST(ChecksKernels, RefusesOutOfRangeAndUnaffordableParameters) {
   const Claim* floor = registry().find("kernels.value_only_floor_below_Nn");
   ASSERT_NE(floor, nullptr);

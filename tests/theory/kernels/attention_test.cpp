@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "dyncheck/theory/kernels/conditions.hpp"
@@ -293,8 +294,38 @@ TEST(TheoryKernels, ConditionsLambdaVIsTheKroneckerProductOfTheSpectra) {
       }
       // lambda_Q: W^Q has d^2 >= Nn d_out parameters here only when d >= N n d_out / d; at least its sign is sure
       EXPECT_GE(c.lambda_Q, -c.rounding_Q);
+      const Conditions q_only = evaluate_conditions(spec, s.X, s.heads, false);  // without J_V: the same lambda_Q
+      EXPECT_EQ(q_only.lambda_Q, c.lambda_Q);
+      EXPECT_EQ(q_only.lambda_V_max, 0.0);
     }
   }
+}
+
+// J has more rows than columns (N n d_out > H d^2): lambda_min(J J') = 0 exactly, reported as 0 with the flag; the
+// largest eigenvalue comes from J'J and equals the one of J J'. Bad shapes and non-finite entries are refused.
+TEST(TheoryKernels, ConditionsZeroByShapeAndInputChecks) {
+  const KernelSpec spec{Kernel::gaussian, false};
+  Fixture<double> s = setup<double>(3, 3, 4, 4, 1);  // J_V: 36 rows, 16 columns
+  for (int i = 0; i < 3; ++i) s.X[static_cast<std::size_t>(i)] = wave<double>(3, 4, 1.1 + i, 0.7 + 0.31 * i, 1.0);
+  const Conditions c = evaluate_conditions(spec, s.X, s.heads);
+  EXPECT_TRUE(c.zero_V_by_shape);
+  EXPECT_TRUE(c.zero_Q_by_shape);
+  EXPECT_EQ(c.lambda_V, 0.0);
+  EXPECT_EQ(c.lambda_Q, 0.0);
+  const Matrix<double> J = jacobian<double>(spec, s.X, s.heads, TrainedBlocks{false, false, true});
+  const Eigen::SelfAdjointEigenSolver<Matrix<double>> big(J * J.transpose(), Eigen::EigenvaluesOnly);
+  EXPECT_NEAR(c.lambda_V_max, big.eigenvalues().maxCoeff(), c.rounding_V);
+  EXPECT_LE(std::abs(big.eigenvalues()(0)), c.rounding_V);  // the bound covers the zero eigenvalues computed the long way
+  std::vector<Head<double>> bad = s.heads;
+  bad[0].K = Matrix<double>::Zero(3, 4);
+  EXPECT_THROW(evaluate_conditions(spec, s.X, bad), std::invalid_argument);
+  bad = s.heads;
+  bad[0].V(1, 2) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(evaluate_conditions(spec, s.X, bad), std::invalid_argument);
+  std::vector<Matrix<double>> X = s.X;
+  X[2] = Matrix<double>::Zero(3, 5);
+  EXPECT_THROW(evaluate_conditions(spec, X, s.heads), std::invalid_argument);
+  EXPECT_THROW(evaluate_conditions(spec, {}, s.heads), std::invalid_argument);
 }
 
 }  // namespace

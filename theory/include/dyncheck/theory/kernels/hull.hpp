@@ -9,6 +9,9 @@
 // D5: the unnormalised Gaussian row is sum_b c_b u_b with c in (0, 1]^n, an interval with endpoints
 // sum_{u_b < 0} u_b and sum_{u_b > 0} u_b (the reachable set's closure, scalar output).
 // `drop_largest` (a mutant's knob) leaves the token with the largest value out of the hull.
+// The mirror of D4 [derived]: (y - t)^2 is convex in y, so on the interval it is largest at an endpoint, and for
+// every W^Q, W^K the softmax loss is at most UB = 1/2 sum_{i,a} max((t_ia - min_b u_ib)^2, (t_ia - max_b u_ib)^2):
+// LB <= f <= UB, so a softmax run can stall at most at the factor UB/LB above its floor.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +47,13 @@ inline Interval gaussian_reach(const Eigen::VectorXd& u) {
 inline double squared_distance(double t, const Interval& hull) {
   const double above = std::max(0.0, t - hull.upper), below = std::max(0.0, hull.lower - t);
   return above * above + below * below;
+}
+
+/// max((t - lower)^2, (t - upper)^2): the largest squared distance from t to a point of the interval (an endpoint,
+/// by convexity); with `nearest` the smaller of the two (a mutant's slip).
+inline double squared_farthest(double t, const Interval& hull, bool nearest = false) {
+  const double low = (t - hull.lower) * (t - hull.lower), high = (t - hull.upper) * (t - hull.upper);
+  return nearest ? std::min(low, high) : std::max(low, high);
 }
 
 /// LB = 1/2 sum_{i,a} dist(t_ia, hull(u_i))^2 for scalar output: u[i] the n values of sample i,

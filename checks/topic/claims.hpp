@@ -11,6 +11,7 @@ namespace dyncheck::checks::topic {
 
 std::unique_ptr<Claim> make_stage1_excluded_keys_closed_form();  // C1
 std::unique_ptr<Claim> make_stage1_sgd_matches_finite_n_optimum(); // C2
+std::unique_ptr<Claim> make_stage1_sgd_matches_infinite_n_law();   // C2, the N -> infinity law against finite N
 std::unique_ptr<Claim> make_stage1_all_keys_min_norm();           // C3
 std::unique_ptr<Claim> make_stage1_all_keys_sgd_matches_finite_n_optimum();  // C3 finite N, against SGD
 std::unique_ptr<Claim> make_stage2_prior_free_law();              // C5
@@ -25,6 +26,7 @@ std::unique_ptr<Claim> make_real_text_same_topic_similarity();     // §8 real d
 inline void register_claims(Registry& registry) {
   registry.add(make_stage1_excluded_keys_closed_form());
   registry.add(make_stage1_sgd_matches_finite_n_optimum());
+  registry.add(make_stage1_sgd_matches_infinite_n_law());
   registry.add(make_stage1_all_keys_min_norm());
   registry.add(make_stage1_all_keys_sgd_matches_finite_n_optimum());
   registry.add(make_stage2_prior_free_law());

@@ -39,7 +39,8 @@ void register_family_topic(Registry& registry) {
     "on the model's exact population loss, not SGD) and the Dirichlet CE value E* = 47.7 (c = 1: for tau-subset "
     "documents the CE minimiser is infinite below c ~ 3.7), plain-SGD two-stage runs (the attention does not move "
     "within a ci budget), the (P) stage-2 loss against sampled documents and the alpha != beta identifiability "
-    "check of spec §9 C6.",
+    "check of spec §9 C6 at finite N and under (P) (checked at N -> infinity, (C), tau-subset documents, squared and "
+    "CE: topic.stage2_identifiability_infinite_n, the model's exact population loss).",
     "The spec's C8 says the init gradient ratio ||grad W^K|| / ||grad W^V|| is O(eps); the mechanism (and the "
     "measurement) give O(eps^2). topic.two_stage_value_before_attention checks eps^2 and keeps eps as a mutant.",
     "The two-stage ordering fails far from the figure setting (the fuzz found t_A < t_V at p_c = 0.74, where "

@@ -300,13 +300,25 @@ void evaluate(const Structure& s, const Parameters& p, const std::vector<MaskedD
 
   // The gradient's storage is reused: every part zeroed at its shape (what Parameters::zeros, then zeroing E and
   // W^dec, gave).
+  // Every part at its shape. The trained parts start at 0 (some are accumulated); the frozen ones are neither written
+  // nor read below (their products are skipped) and mask_frozen zeroes them at the end, so each is zeroed once.
   Parameters& G = result.gradient;
-  G.E.setZero(s.d, s.num_inputs);
-  G.WK.setZero(s.d, s.d);
-  G.WQ.setZero(s.d, s.d);
-  G.WV.setZero(s.d, s.d);
-  G.Wdec.setZero(s.V, s.d);
-  G.bdec.setZero(s.V);
+  const bool train_E = trains_embedding(s), train_dec = trains_decoder(s);
+  const bool train_K = !s.uniform_attention && s.train_key, train_Q = !s.uniform_attention && s.train_query;
+  G.E.resize(s.d, s.num_inputs);
+  G.WK.resize(s.d, s.d);
+  G.WQ.resize(s.d, s.d);
+  G.WV.resize(s.d, s.d);
+  G.Wdec.resize(s.V, s.d);
+  G.bdec.resize(s.V);
+  if (train_E) G.E.setZero();
+  if (train_K) G.WK.setZero();
+  if (train_Q) G.WQ.setZero();
+  if (s.train_value) G.WV.setZero();
+  if (train_dec) {
+    G.Wdec.setZero();
+    G.bdec.setZero();
+  }
   if (output_gradient) {  // (otherwise W^V, W^dec, b^dec and E are frozen: their gradients stay 0)
     dM *= inv;
     dbdec *= inv;
@@ -332,8 +344,8 @@ void evaluate(const Structure& s, const Parameters& p, const std::vector<MaskedD
         const std::uint8_t* column = known.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(n_in);
         for (int c = 0; c < n_in; ++c) {
           if (column[c] == 0) continue;
-          G.WK.col(c) += dB(c, b) * p.WQ.col(b);
-          G.WQ.col(b) += dB(c, b) * p.WK.col(c);
+          if (train_K) G.WK.col(c) += dB(c, b) * p.WQ.col(b);
+          if (train_Q) G.WQ.col(b) += dB(c, b) * p.WK.col(c);
         }
       }
     } else if (s.one_hot_embedding) {
@@ -348,7 +360,7 @@ void evaluate(const Structure& s, const Parameters& p, const std::vector<MaskedD
       if (trains_embedding(s)) G.E += p.WK.transpose().lazyProduct(ws.dKE) + p.WQ.transpose().lazyProduct(ws.dQE);
     }
   }
-  if (s.ridge_value > 0) G.WV += (2 * s.ridge_value) * p.WV;
+  if (s.ridge_value > 0 && s.train_value) G.WV += (2 * s.ridge_value) * p.WV;
   mask_frozen(s, G);
 }
 

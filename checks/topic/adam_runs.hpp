@@ -80,13 +80,15 @@ sim::topic::Parameters run_adam(const AdamRunSetup& setup, std::initializer_list
   std::vector<double> theta;
   st::Adam adam;
   adam.lr = setup.lr;
+  st::Workspace workspace;  // reused every step (no per-step allocation)
+  st::Evaluation e;
   for (long long k = 1; k <= setup.steps; ++k) {
     for (auto& d : docs) {
       st::sample_document(setup.law, rng, words, theta);
       st::mask_document(setup.masking, s.V, words, rng, d);
     }
     before_step(k, static_cast<const st::Parameters&>(params), static_cast<const std::vector<st::MaskedDocument>&>(docs));
-    const st::Evaluation e = st::evaluate(s, params, docs, {}, true);
+    st::evaluate(s, params, docs, {}, true, workspace, e);
     adam.step(s, params, e.gradient);
     after_step(k, static_cast<const st::Parameters&>(params));
   }

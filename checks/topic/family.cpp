@@ -14,7 +14,9 @@ void register_family_topic(Registry& registry) {
     "are the [derived] ones of specs/topic.md §5-§6, exact for the model defined there (one layer, one head, "
     "no residual/LayerNorm/FFN, one-hot embedding, MLM masking with p_m, p_c, p_r).",
     "Checked: C1 (stage-1 (C) closed form vs a 50/100-digit direct solve, both priors, N -> inf and finite N), "
-    "C2 (SGD of the model on sampled documents vs the finite-N optimum, key set (C); and key set (P): "
+    "C2 (SGD of the model on sampled documents vs the finite-N optimum, key set (C); the paper's N -> infinity law "
+    "against documents of finite length N with a derived finite-N allowance: stage1_sgd_matches_infinite_n_law, "
+    "whose sweep over N is the family's report sweep; and key set (P): "
     "stage1_all_keys_sgd_matches_finite_n_optimum, c_diag > c_s from the self term, with the exact transient of "
     "the K-step average), C3 ((P) lambda -> 0 closed form vs an extrapolated solve), C4 (RapidCheck properties in "
     "tests/theory/topic), C5 (prior-free law E* = 1 + T p_c/p_r and the tau-subset general-c formula vs the numeric "
@@ -32,25 +34,27 @@ void register_family_topic(Registry& registry) {
     "Not checked on real text: the attention half of §8 (same-topic attention above different-topic): measured and "
     "reported by topic.real_text_same_topic_similarity, it had no consistent sign at ci sizes.",
     "Not checked yet: SGD on a free B (every logit trained, not only the tied same-topic one: at finite N the "
-    "optimum need not have alpha = beta), the C9 stage-1 CE optimum "
-    "(block-symmetric, numeric convex minimisation) and the Dirichlet CE value E* = 47.7 (c = 1: for tau-subset "
+    "optimum need not have alpha = beta), the C9 stage-1 CE optimum for the Dirichlet prior and at finite N "
+    "(checked for tau-subset documents at N -> infinity: topic.stage1_cross_entropy_optimum, against gradient descent "
+    "on the model's exact population loss, not SGD) and the Dirichlet CE value E* = 47.7 (c = 1: for tau-subset "
     "documents the CE minimiser is infinite below c ~ 3.7), plain-SGD two-stage runs (the attention does not move "
     "within a ci budget), the (P) stage-2 loss against sampled documents and the alpha != beta identifiability "
-    "check of spec §9 C6.",
+    "check of spec §9 C6 at finite N and under (P) (checked at N -> infinity, (C), tau-subset documents, squared and "
+    "CE: topic.stage2_identifiability_infinite_n, the model's exact population loss).",
     "The spec's C8 says the init gradient ratio ||grad W^K|| / ||grad W^V|| is O(eps); the mechanism (and the "
     "measurement) give O(eps^2). topic.two_stage_value_before_attention checks eps^2 and keeps eps as a mutant.",
     "The two-stage ordering fails far from the figure setting (the fuzz found t_A < t_V at p_c = 0.74, where "
     "the optimal attention ratio is 75): the claim declares only a neighbourhood of the figure setting."},
-   {{"topic.stage1_sgd_matches_finite_n_optimum",
-     {"lambda=0.0001:0.01:5:log"},
+   {{"topic.stage1_sgd_matches_infinite_n_law",
+     {"N=1600,800,400,200,100,50,25"},
      {},
-     "The finite-N optimum is block-constant at every lambda; what falls with lambda is the curvature of J along the "
-     "within-block directions (lambda + eta/V), so the SGD noise of the averaged W grows (raw within-block std 0.006 "
-     "at 1e-3, 0.013 at 3e-4, 0.020 at 1e-4, measured at ci, lr = 20, K = 300). Session 10 compared that raw std "
-     "with the visibility bound 0.1 (c_s - c_d) and FAILed below lambda ~ 5e-4; the claim now compares the "
-     "structural spread (cross-run products, stage1_sgd.hpp), which that noise does not bias: it passes down to "
-     "1e-4 (margin 0.02-0.3), and what small lambda costs is width (at 1e-4 c_diag's half-width 2.1e-3 exceeds its "
-     "resolution 1.5e-3: INCONCLUSIVE, not FAIL)."}}});
+     "The paper's stage-1 optimum (Thm 2) is the N -> infinity law; documents of finite length N shift the learned "
+     "block values by ~1/N (the keys' empirical histogram adds the ridge eta/V, eta = E[1/U] ~ 1/(N (1 - p_m))). The "
+     "grid runs from long documents to short ones. The claim carries a derived bound B_N on that shift, so its "
+     "margin stays below 1 and it turns INCONCLUSIVE where B_N outgrows its 2% resolution (short documents); "
+     "gap / noise, the margin of the N -> infinity law taken as exact, passes 1 as N falls below ~1000 (at ci: 0.46 "
+     "at N = 1600, 1.08 at 800, 13 at 25): there SGD on finite documents measurably departs from the paper's "
+     "statement. The exact finite-N optimum (topic.stage1_sgd_matches_finite_n_optimum) has no such gap at any N."}}});
   topic::register_claims(registry);
 }
 

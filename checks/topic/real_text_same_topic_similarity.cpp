@@ -456,12 +456,14 @@ class RealTextSameTopicSimilarity final : public ClaimShape<Params, Settings, Me
       st::Adam adam;
       adam.lr = p.lr;
       std::size_t next = 1;
+      st::Workspace workspace;  // reused every step (no per-step allocation)
+      st::Evaluation e;
       for (long long k = 1; k <= K_steps; ++k) {
         for (auto& doc : batch) {
           const auto& c = train[static_cast<std::size_t>(sim::uniform_index(rng, train.size()))];
           st::mask_document(masking, K, c, rng, doc);
         }
-        const st::Evaluation e = st::evaluate(s, params, batch, {}, true);
+        st::evaluate(s, params, batch, {}, true, workspace, e);
         require_finite(e.loss, "training loss");
         if (k == 1) run.loss_first = e.loss;
         run.loss_last = e.loss;

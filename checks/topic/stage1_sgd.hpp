@@ -129,12 +129,14 @@ inline std::vector<Stage1SgdRun> run_stage1_sgd(const Stage1SgdSetup& setup, con
     Stage1SgdRun run;
     run.average = Eigen::MatrixXd::Zero(V, V + 1);
     std::size_t next = 0;
+    st::Workspace workspace;  // reused every step (no per-step allocation)
+    st::Evaluation e;
     for (long long k = 1; k <= K; ++k) {
       for (auto& d : docs) {
         st::sample_document(setup.law, rng, words, theta);
         st::mask_document(setup.masking, V, words, rng, d);
       }
-      const st::Evaluation e = st::evaluate(s, params, docs, {selected}, true);
+      st::evaluate(s, params, docs, {selected}, true, workspace, e);
       sgd.step(s, params, e.gradient);
       if (k > K / 2) run.average += params.WV.topRows(V);
       if (next < record.size() && k == record[next]) {

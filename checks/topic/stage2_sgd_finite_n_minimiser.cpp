@@ -229,13 +229,15 @@ class Stage2SgdFiniteNMinimiser final : public ClaimShape<Params, Settings, Meas
       Run run;
       double x = s0, sum = 0, gsum = 0, gsq = 0;
       long long counted = 0;
+      st::Workspace workspace;  // reused every step (no per-step allocation)
+      st::Evaluation e;
       for (long long k = 1; k <= K; ++k) {
         set_logit(x);
         for (auto& d : docs) {
           st::sample_document(law, rng, words, theta);
           st::mask_document(masking, V, words, rng, d);
         }
-        const st::Evaluation e = st::evaluate(s, q, docs, {selected}, true);
+        st::evaluate(s, q, docs, {selected}, true, workspace, e);
         double g = 0;
         for (int b = 0; b < V; ++b) {
           for (int c = 0; c < V; ++c) {

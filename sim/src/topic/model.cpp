@@ -18,12 +18,6 @@ bool trains_attention(const Structure& s) { return !s.uniform_attention && (s.tr
 bool trains_embedding(const Structure& s) { return !s.one_hot_embedding && s.train_embedding; }
 bool trains_decoder(const Structure& s) { return !s.identity_decoder && s.train_decoder; }
 
-/// One selected query group of a document: its input token and the targets of its positions.
-struct Group {
-  int token = 0;
-  std::vector<int> targets;
-};
-
 void check_shapes(const Structure& s, const Parameters& p) {
   const auto d = static_cast<Eigen::Index>(s.d), n_in = static_cast<Eigen::Index>(s.num_inputs),
              V = static_cast<Eigen::Index>(s.V);
@@ -107,12 +101,20 @@ Eigen::MatrixXd attention_logits(const Structure& s, const Parameters& p) {
 
 Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<MaskedDocument>& documents,
                     Normalisation normalisation, bool with_gradient) {
+  Workspace workspace;
+  Evaluation result;
+  evaluate(s, p, documents, normalisation, with_gradient, workspace, result);
+  return result;
+}
+
+void evaluate(const Structure& s, const Parameters& p, const std::vector<MaskedDocument>& documents,
+              Normalisation normalisation, bool with_gradient, Workspace& ws, Evaluation& result) {
   s.validate();
   check_shapes(s, p);
   const int V = s.V, n_in = s.num_inputs;
   const bool fast_output = s.one_hot_embedding && s.identity_decoder;
   // M = W^dec W^V E: the output map from the attention-weighted token distribution.
-  Eigen::MatrixXd M;
+  Eigen::MatrixXd& M = ws.M;
   if (fast_output) {
     M = p.WV.topRows(V);
   } else if (s.one_hot_embedding) {
@@ -123,15 +125,19 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
   // One-hot embedding with trained attention: the logits B(c, b) = W^K_c . W^Q_b / sqrt(d) are computed on demand for
   // the (key, query) token pairs the batch meets (a D x D product costs D^3, the pairs only #pairs x d), each once per
   // call, and the attention gradients are pulled back over those pairs only (every other entry of dB is 0).
+  // Uniform attention never reads B.
   const bool lazy_logits = s.one_hot_embedding && !s.uniform_attention;
   const double logit_scale = 1.0 / std::sqrt(static_cast<double>(s.d));
-  Eigen::MatrixXd B;
-  std::vector<std::uint8_t> known;  // known[b n_in + c]: B(c, b) computed
+  Eigen::MatrixXd& B = ws.B;
+  std::vector<std::uint8_t>& known = ws.known;  // known[b n_in + c]: B(c, b) computed
   if (lazy_logits) {
     B.resize(n_in, n_in);
     known.assign(static_cast<std::size_t>(n_in) * static_cast<std::size_t>(n_in), 0);
-  } else {
-    B = attention_logits(s, p);
+  } else if (!s.uniform_attention) {
+    // attention_logits() without its result allocation (the same expressions).
+    ws.KE = p.WK.lazyProduct(p.E);
+    ws.QE = p.WQ.lazyProduct(p.E);
+    B = ws.KE.transpose().lazyProduct(ws.QE) * logit_scale;
   }
   auto logit = [&](int c, int b) {
     if (!lazy_logits) return B(c, b);
@@ -143,23 +149,37 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
     return B(c, b);
   };
   const bool attention_gradient = with_gradient && trains_attention(s);
+  // The gradient of M = W^dec W^V E (and of b^dec) is needed only when one of them is trained; otherwise every part
+  // it feeds is zeroed by mask_frozen, so it is not accumulated (stage 2 with W^V frozen: a third of the per-key work).
+  const bool output_gradient = with_gradient && (s.train_value || trains_decoder(s) || trains_embedding(s));
 
-  Evaluation result;
-  Eigen::MatrixXd dM, dB;
-  Eigen::VectorXd dbdec;
+  result.loss = 0;
+  result.token_loss_sum = 0;
+  result.tokens = 0;
+  Eigen::MatrixXd &dM = ws.dM, &dB = ws.dB;
+  Eigen::VectorXd& dbdec = ws.dbdec;
+  if (output_gradient) {
+    dM.setZero(V, n_in);
+    dbdec.setZero(V);
+  }
   if (with_gradient) {
-    dM = Eigen::MatrixXd::Zero(V, n_in);
-    dbdec = Eigen::VectorXd::Zero(V);
-    if (attention_gradient) dB = Eigen::MatrixXd::Zero(n_in, n_in);
+    if (attention_gradient) dB.setZero(n_in, n_in);
   }
 
-  std::vector<int> count(static_cast<std::size_t>(n_in), 0), group_of(static_cast<std::size_t>(n_in), -1);
-  std::vector<int> keys;
-  std::vector<Group> groups;  // reused across documents: groups[0..used) are this document's
+  std::vector<int>& count = ws.count;
+  std::vector<int>& group_of = ws.group_of;
+  count.assign(static_cast<std::size_t>(n_in), 0);
+  group_of.assign(static_cast<std::size_t>(n_in), -1);
+  std::vector<int>& keys = ws.keys;
+  std::vector<Workspace::Group>& groups = ws.groups;  // reused across documents: groups[0..used) are this document's
   std::size_t used = 0;
-  Eigen::VectorXd g_sum(V);
-  std::vector<double> a, dA;
-  Eigen::VectorXd o(V), g(V);
+  Eigen::VectorXd& g_sum = ws.g_sum;
+  g_sum.resize(V);
+  std::vector<double>& a = ws.a;
+  std::vector<double>& dA = ws.dA;
+  Eigen::VectorXd &o = ws.o, &g = ws.g;
+  o.resize(V);
+  g.resize(V);
   for (const MaskedDocument& doc : documents) {
     const std::size_t N = doc.input.size();
     if (doc.words.size() != N || doc.selected.size() != N) invalid("masked document with inconsistent sizes");
@@ -191,9 +211,9 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
     a.assign(nk, 0.0);
     dA.assign(nk, 0.0);
     bool uniform_done = false;
-    if (with_gradient && s.uniform_attention) g_sum.setZero();
+    if (output_gradient && s.uniform_attention) g_sum.setZero();
     for (std::size_t gi = 0; gi < used; ++gi) {
-      const Group& group = groups[gi];
+      const Workspace::Group& group = groups[gi];
       const int b = group.token;
       // Attention over the key tokens (uniform attention is the same for every query: computed once).
       if (total_keys > 0 && (!s.uniform_attention || !uniform_done)) {
@@ -245,11 +265,13 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
       }
       if (!with_gradient) continue;
       if (s.uniform_attention) {  // the same attention for every query: one update of dM per document, below
-        g_sum += g;
+        if (output_gradient) g_sum += g;
         continue;
       }
-      dbdec += g;
-      for (std::size_t i = 0; i < nk; ++i) dM.col(keys[i]) += a[i] * g;
+      if (output_gradient) {
+        dbdec += g;
+        for (std::size_t i = 0; i < nk; ++i) dM.col(keys[i]) += a[i] * g;
+      }
       if (attention_gradient && nk > 0) {
         double mean = 0;
         for (std::size_t i = 0; i < nk; ++i) {
@@ -259,7 +281,7 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
         for (std::size_t i = 0; i < nk; ++i) dB(keys[i], b) += a[i] * (dA[i] - mean);
       }
     }
-    if (with_gradient && s.uniform_attention && used > 0) {
+    if (output_gradient && s.uniform_attention && used > 0) {
       dbdec += g_sum;
       if (total_keys > 0) {
         for (std::size_t i = 0; i < nk; ++i) dM.col(keys[i]) += a[i] * g_sum;
@@ -274,19 +296,39 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
                           : static_cast<double>(result.tokens);
   const double inv = norm > 0 ? 1.0 / norm : 0.0;
   result.loss = result.token_loss_sum * inv + s.ridge_value * p.WV.squaredNorm();
-  if (!with_gradient) return result;
+  if (!with_gradient) return;
 
+  // The gradient's storage is reused: every part zeroed at its shape (what Parameters::zeros, then zeroing E and
+  // W^dec, gave).
+  // Every part at its shape. The trained parts start at 0 (some are accumulated); the frozen ones are neither written
+  // nor read below (their products are skipped) and mask_frozen zeroes them at the end, so each is zeroed once.
   Parameters& G = result.gradient;
-  G = Parameters::zeros(s);
-  G.E.setZero();
-  G.Wdec.setZero();
-  dM *= inv;
-  dbdec *= inv;
-  if (fast_output) {
+  const bool train_E = trains_embedding(s), train_dec = trains_decoder(s);
+  const bool train_K = !s.uniform_attention && s.train_key, train_Q = !s.uniform_attention && s.train_query;
+  G.E.resize(s.d, s.num_inputs);
+  G.WK.resize(s.d, s.d);
+  G.WQ.resize(s.d, s.d);
+  G.WV.resize(s.d, s.d);
+  G.Wdec.resize(s.V, s.d);
+  G.bdec.resize(s.V);
+  if (train_E) G.E.setZero();
+  if (train_K) G.WK.setZero();
+  if (train_Q) G.WQ.setZero();
+  if (s.train_value) G.WV.setZero();
+  if (train_dec) {
+    G.Wdec.setZero();
+    G.bdec.setZero();
+  }
+  if (output_gradient) {  // (otherwise W^V, W^dec, b^dec and E are frozen: their gradients stay 0)
+    dM *= inv;
+    dbdec *= inv;
+  }
+  if (output_gradient && fast_output) {
     G.WV.topRows(V) = dM;
-  } else {
+  } else if (output_gradient) {
     // M = W^dec W^V E.
-    const Eigen::MatrixXd dM_Et = s.one_hot_embedding ? dM : Eigen::MatrixXd(dM.lazyProduct(p.E.transpose()));
+    if (!s.one_hot_embedding) ws.dM_Et = dM.lazyProduct(p.E.transpose());
+    const Eigen::MatrixXd& dM_Et = s.one_hot_embedding ? dM : ws.dM_Et;
     G.Wdec = dM_Et.lazyProduct(p.WV.transpose());
     G.WV = p.Wdec.transpose().lazyProduct(dM_Et);
     if (trains_embedding(s)) G.E += (p.Wdec.lazyProduct(p.WV)).transpose().lazyProduct(dM);
@@ -298,37 +340,41 @@ Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<M
     if (lazy_logits) {
       // G.WK = W^Q dB^T and G.WQ = W^K dB over the computed pairs only, each column summed in ascending order of the
       // other index (the order of the dense product; the skipped terms are exact zeros).
-      G.WK.setZero();
-      G.WQ.setZero();
       for (int b = 0; b < n_in; ++b) {
         const std::uint8_t* column = known.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(n_in);
         for (int c = 0; c < n_in; ++c) {
           if (column[c] == 0) continue;
-          G.WK.col(c) += dB(c, b) * p.WQ.col(b);
-          G.WQ.col(b) += dB(c, b) * p.WK.col(c);
+          if (train_K) G.WK.col(c) += dB(c, b) * p.WQ.col(b);
+          if (train_Q) G.WQ.col(b) += dB(c, b) * p.WK.col(c);
         }
       }
     } else if (s.one_hot_embedding) {
       G.WK = p.WQ.lazyProduct(dB.transpose());
       G.WQ = p.WK.lazyProduct(dB);
     } else {
-      const Eigen::MatrixXd KE = p.WK.lazyProduct(p.E), QE = p.WQ.lazyProduct(p.E);
-      const Eigen::MatrixXd dKE = QE.lazyProduct(dB.transpose()), dQE = KE.lazyProduct(dB);
-      G.WK = dKE.lazyProduct(p.E.transpose());
-      G.WQ = dQE.lazyProduct(p.E.transpose());
-      if (trains_embedding(s)) G.E += p.WK.transpose().lazyProduct(dKE) + p.WQ.transpose().lazyProduct(dQE);
+      // KE and QE are still those of the logits above (the same p).
+      ws.dKE = ws.QE.lazyProduct(dB.transpose());
+      ws.dQE = ws.KE.lazyProduct(dB);
+      G.WK = ws.dKE.lazyProduct(p.E.transpose());
+      G.WQ = ws.dQE.lazyProduct(p.E.transpose());
+      if (trains_embedding(s)) G.E += p.WK.transpose().lazyProduct(ws.dKE) + p.WQ.transpose().lazyProduct(ws.dQE);
     }
   }
-  if (s.ridge_value > 0) G.WV += (2 * s.ridge_value) * p.WV;
+  if (s.ridge_value > 0 && s.train_value) G.WV += (2 * s.ridge_value) * p.WV;
   mask_frozen(s, G);
-  return result;
 }
 
 void Sgd::step(const Structure& s, Parameters& p, const Parameters& gradient) {
-  Parameters g = gradient;
-  mask_frozen(s, g);
-  g *= -lr;
-  p += g;
+  // theta + (-lr) g on the trainable parts, in place (a frozen part would add -lr * 0: unchanged). x + (-lr) g and
+  // x - lr g are the same IEEE operation, so this is bit-identical to adding the scaled masked copy.
+  if (trains_embedding(s)) p.E -= lr * gradient.E;
+  if (!s.uniform_attention && s.train_key) p.WK -= lr * gradient.WK;
+  if (!s.uniform_attention && s.train_query) p.WQ -= lr * gradient.WQ;
+  if (s.train_value) p.WV -= lr * gradient.WV;
+  if (trains_decoder(s)) {
+    p.Wdec -= lr * gradient.Wdec;
+    p.bdec -= lr * gradient.bdec;
+  }
 }
 
 void Adam::step(const Structure& s, Parameters& p, const Parameters& gradient) {
@@ -338,8 +384,7 @@ void Adam::step(const Structure& s, Parameters& p, const Parameters& gradient) {
     v = m;
   }
   ++t;
-  Parameters g = gradient;
-  mask_frozen(s, g);
+  const Parameters& g = gradient;  // only the trainable parts are read (mask_frozen would zero the others)
   double c1 = 1, c2 = 1;
   for (long long i = 0; i < t; ++i) {
     c1 *= beta1;

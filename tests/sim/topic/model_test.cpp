@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -201,6 +202,57 @@ TEST(SimTopicModel, OptimizerStepsFollowTheirFormulas) {
   // First Adam step: m_hat = g, v_hat = g^2, so the update is lr g / (|g| + eps) ~ lr sign(g).
   const Eigen::ArrayXXd expected = p.WV.array() - 0.01 * g.WV.array() / (g.WV.array().abs() + 1e-8);
   EXPECT_NEAR((r.WV.array() - expected).abs().maxCoeff(), 0.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace dyncheck::sim::topic
+
+namespace dyncheck::sim::topic {
+namespace {
+
+bool same_bits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
+}
+
+TEST(SimTopicModel, WorkspaceEvaluationIsBitIdenticalAndReusable) {
+  // One workspace and one Evaluation reused over every case (sizes change between calls), with and without the
+  // gradient, and with W^V frozen (the output gradient skipped): the same bits as a fresh evaluate(), and the
+  // attention gradient does not depend on whether W^V is trained.
+  MaskingLaw masking{.p_m = 0.4, .p_c = 0.2, .p_r = 0.3, .redraw_if_none = true, .random_over_all_ids = false};
+  const auto docs = documents(masking, 8, 35);
+  Workspace workspace;
+  Evaluation reused;
+  for (int round = 0; round < 2; ++round) {
+    for (const Case& c : cases) {
+      for (const bool value_trained : {true, false}) {
+        Structure s = structure(c, masking);
+        s.train_value = value_trained;
+        const Parameters p = random_parameters(s, 11, 1.0);
+        for (const bool with_gradient : {true, false}) {
+          const Evaluation fresh = evaluate(s, p, docs, {2.5}, with_gradient);
+          evaluate(s, p, docs, {2.5}, with_gradient, workspace, reused);
+          EXPECT_EQ(std::memcmp(&fresh.loss, &reused.loss, sizeof(double)), 0);
+          EXPECT_EQ(fresh.tokens, reused.tokens);
+          if (!with_gradient) continue;
+          EXPECT_TRUE(same_bits(fresh.gradient.E, reused.gradient.E));
+          EXPECT_TRUE(same_bits(fresh.gradient.WK, reused.gradient.WK));
+          EXPECT_TRUE(same_bits(fresh.gradient.WQ, reused.gradient.WQ));
+          EXPECT_TRUE(same_bits(fresh.gradient.WV, reused.gradient.WV));
+          EXPECT_TRUE(same_bits(fresh.gradient.Wdec, reused.gradient.Wdec));
+          EXPECT_TRUE(same_bits(Eigen::MatrixXd(fresh.gradient.bdec), Eigen::MatrixXd(reused.gradient.bdec)));
+          if (!value_trained) {
+            Structure all = s;
+            all.train_value = true;
+            const Evaluation full = evaluate(all, p, docs, {2.5}, true);
+            EXPECT_TRUE(same_bits(full.gradient.WK, reused.gradient.WK));
+            EXPECT_TRUE(same_bits(full.gradient.WQ, reused.gradient.WQ));
+            EXPECT_EQ(reused.gradient.WV.squaredNorm(), 0.0);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

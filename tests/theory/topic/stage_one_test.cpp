@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <stdexcept>
+#include <limits>
 
 namespace dyncheck::theory::topic {
 namespace {
@@ -109,6 +112,32 @@ TEST(TheoryTopicStageOne, AllKeysWithoutOwnTokenLawIsIidKeys) {
     }
     for (int j = 0; j < T * v; ++j) EXPECT_NEAR(iid.C_matrix(i, j), infinite.C_matrix(i, j), 1e-15) << i << "," << j;
   }
+}
+
+
+TEST(TheoryTopicStageOne, CrossEntropySubsetContrastMatchesAnIndependentRoot) {
+  // D* from mpmath (40 digits, findroot on the same F written independently; printed digits pasted here).
+  struct Case {
+    int T, v, tau;
+    const char* lambda;
+    const char* D;
+  };
+  for (const Case& c : {Case{10, 10, 3, "1e-2", "0.0129461664247229639645188413086"},
+                        Case{10, 10, 3, "1e-3", "0.127956913438557999053052359273"},
+                        Case{5, 3, 2, "0.05", "0.0819618736699741092315164716996"},
+                        Case{12, 1, 1, "1e-4", "6.61343375637987984598513089481"}}) {
+    const mp50 reference(c.D);
+    const mp50 D50 = cross_entropy_subset_contrast<mp50>(c.T, c.v, c.tau, mp50(c.lambda), 200);
+    EXPECT_LT(to_double(abs(D50 - reference) / reference), 1e-28) << c.T << " " << c.v << " " << c.tau;
+    const double D = cross_entropy_subset_contrast<double>(c.T, c.v, c.tau, std::stod(c.lambda), 100);
+    EXPECT_LT(std::abs(D - to_double(reference)), 8 * std::numeric_limits<double>::epsilon() * to_double(reference));
+    // The block values: the contrast is D, the off-topic value negative, the minimum-norm split.
+    const auto b = cross_entropy_subset_block_values<double>(c.T, c.v, D);
+    EXPECT_NEAR(b.diag / c.v + (1 - 1.0 / c.v) * b.same - b.diff, D, 4 * std::numeric_limits<double>::epsilon() * D);
+    EXPECT_LT(b.diff, 0.0);
+    EXPECT_EQ(b.mask, 0.0);
+  }
+  EXPECT_THROW((void)cross_entropy_subset_contrast<double>(4, 2, 4, 0.1, 10), std::invalid_argument);
 }
 
 }  // namespace

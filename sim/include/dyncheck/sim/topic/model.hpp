@@ -19,6 +19,7 @@
 // Arithmetic: double; exp and log through dyncheck::portable.
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <vector>
 
 #include "dyncheck/sim/topic/documents.hpp"
@@ -81,9 +82,31 @@ struct Evaluation {
   Parameters gradient;
 };
 
+/// Scratch space of evaluate(): the per-step matrices (effective maps, their gradients, logits) and the
+/// per-document counters. A training loop keeps one per run (with its Evaluation) so that a step allocates
+/// nothing once the buffers have their sizes (fresh K x K matrices every step cost ~20% of a run in system
+/// time: page faults and heap trimming). The contents between calls mean nothing.
+struct Workspace {
+  struct Group {  ///< one selected query group of a document: its input token and the targets of its positions
+    int token = 0;
+    std::vector<int> targets;
+  };
+  Eigen::MatrixXd M, B, dM, dB, dM_Et, KE, QE, dKE, dQE;
+  Eigen::VectorXd dbdec, g_sum, o, g;
+  std::vector<std::uint8_t> known;
+  std::vector<int> count, group_of, keys;
+  std::vector<Group> groups;
+  std::vector<double> a, dA;
+};
+
 /// Evaluates the model on `documents`; computes the gradient when `with_gradient`.
 Evaluation evaluate(const Structure& s, const Parameters& p, const std::vector<MaskedDocument>& documents,
                     Normalisation normalisation, bool with_gradient);
+
+/// The same, into `out` (its gradient's storage reused), with the scratch space `workspace`: bit-identical to
+/// evaluate(), without per-call allocations once `workspace` and `out` have been used at these sizes.
+void evaluate(const Structure& s, const Parameters& p, const std::vector<MaskedDocument>& documents,
+              Normalisation normalisation, bool with_gradient, Workspace& workspace, Evaluation& out);
 
 /// The attention a word query of token b gives to key tokens, for inspection: B(c, b) (0 with
 /// uniform attention). n_in x n_in, column b.

@@ -18,12 +18,14 @@
 // Everything is templated on the scalar (double, mp50, mp100); no libm call on double.
 #pragma once
 
+#include <dyncheck/portable/math.hpp>
 #include <dyncheck/theory/numeric/eigen.hpp>
 #include <dyncheck/theory/numeric/scalar.hpp>
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dyncheck::theory::topic {
@@ -337,6 +339,57 @@ BlockSummary<S> block_summary(const Matrix<S>& W, int T, int v) {
     }
   }
   return {{means[0], means[1], means[2], means[3]}, spread};
+}
+
+
+/**
+ * Cross-entropy stage 1 (specs/topic.md §9 C9), key set (C), N -> infinity, tau-subset documents (theta uniform on a
+ * uniform tau-subset of the T topics), uniform attention, W^dec = [I_V 0], ridge lambda ||W^V||_F^2.
+ * The output is o = W mu with mu = theta_{t(j)}/v on word j; for a block-symmetric W (c_diag, c_s, c_d, c_M)
+ * o_w = c_d + D theta_{t(w)} with the contrast D = c_diag/v + (1 - 1/v) c_s - c_d, and the CE loss per token is
+ *   l(D) = -D/tau + log(v (tau e^(D/tau) + T - tau))     (c_d cancels: softmax is shift invariant),
+ * the same for every tau-subset and every target in it. For a given D the smallest ||W||^2 = V (c_diag^2 + (v-1) c_s^2
+ * + (V-v) c_d^2) is v (V - v) D^2, at c_diag = c_s = D (V - v)/V and c_d = -D v/V (Lagrange); c_M = 0 ((C): no [MASK]
+ * keys). J is strictly convex in W and invariant under the topic and within-topic word permutations, so its unique
+ * minimiser is block-symmetric, and D* is the root of the increasing function
+ *   F(D) = -1/tau + e^(D/tau)/(tau e^(D/tau) + T - tau) + 2 lambda v (V - v) D,
+ * F(0) = 1/T - 1/tau < 0 for tau < T, F(D) >= 1/T - 1/tau + 2 lambda v (V - v) D, so D* lies in
+ * [0, (1/tau - 1/T)/(2 lambda v (V - v))]: bisection to the scalar's resolution (`iterations` halvings).
+ */
+template <class S>
+S cross_entropy_subset_contrast(int T, int v, int tau, const S& lambda, int iterations) {
+  if (T < 2 || v < 1 || tau < 1 || tau >= T || !(lambda > 0)) {
+    throw std::invalid_argument("cross_entropy_subset_contrast: need T >= 2, v >= 1, 1 <= tau < T, lambda > 0");
+  }
+  const S t(tau), TT(T), V(T * v), vv(v);
+  const S ridge = 2 * lambda * vv * (V - vv);
+  auto F = [&](const S& D) {
+    S e;
+    if constexpr (std::is_same_v<S, double>) {
+      e = portable::exp(D / t);
+    } else {
+      e = exp(D / t);
+    }
+    return -1 / t + e / (t * e + TT - t) + ridge * D;
+  };
+  S lo(0), hi = (1 / t - 1 / TT) / ridge;
+  for (int i = 0; i < iterations; ++i) {
+    const S mid = (lo + hi) / 2;
+    if (F(mid) < 0) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return (lo + hi) / 2;
+}
+
+/// The block values of the cross-entropy stage-1 optimum above from its contrast D*.
+template <class S>
+BlockValues<S> cross_entropy_subset_block_values(int T, int v, const S& D) {
+  const S V(T * v), vv(v);
+  const S same = D * (V - vv) / V;
+  return {same, same, -D * vv / V, S(0)};
 }
 
 }  // namespace dyncheck::theory::topic

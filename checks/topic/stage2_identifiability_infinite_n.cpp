@@ -82,10 +82,13 @@ struct Params : ParamSet {
     // and tau v targets each, V outputs: ~4 C(T, tau) V^2 (tau v) operations per evaluation.
     const double V = static_cast<double>(T.value() * v.value()), kv = static_cast<double>(tau.value() * v.value());
     const double work = 4 * subsets_of(T.as_int(), tau.as_int()) * 4 * V * V * kv;
-    const double limit = budget.pick(1e8, 1e9, 1e10);
+    // Measured: the defaults' 5.76e8 (an upper count) take 0.08 CPU s, so smoke affords what ci does (at 1e8 the
+    // defaults were refused at smoke and the golden report could not run).
+    const double limit = budget.pick(1e9, 1e9, 1e10);
     require(work <= limit, "tau",
-            fmt::format("about {:.3g} operations (C(T, tau) = {:.0f} documents), above the budget's {:.3g}", work,
-                        subsets_of(T.as_int(), tau.as_int()), limit));
+            fmt::format("parameter 'tau' (with T = {}, v = {}): about {:.3g} operations (C(T, tau) = {:.0f} documents), "
+                        "above the budget's {:.3g}; lower tau, T or v",
+                        T.value(), v.value(), work, subsets_of(T.as_int(), tau.as_int()), limit));
   }
 };
 

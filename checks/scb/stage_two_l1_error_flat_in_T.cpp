@@ -144,8 +144,9 @@ struct Params : ParamSet {
   static double work_max(const Budget& budget) { return budget.pick<double>(5e8, 6e10, 1e12); }
   /// The bound on the zeroing steps (3/T off-support, mu_max/mu_min of the conditioning) is ~30x the default seed's
   /// 128 steps; the settling of the ratio (measure_population) runs until this work is spent: ~4e4-1e5 steps at
-  /// T = 50, N = 3 (4e7-1e8 units, measured 8.3e7 in 0.2-0.3 s), so 1e9 at ci is a few seconds at most.
-  static double population_work_max(const Budget& budget) { return budget.pick<double>(1e8, 1e9, 1e10); }
+  /// T = 50, N = 3 at eta >= 0.1 (4e7-7e8 units, about 0.7 us a step and run), so 1e9 at ci is ~1.5 s at most; smoke
+  /// 4e8 lets the defaults settle (2e5 steps) so that smoke compares too.
+  static double population_work_max(const Budget& budget) { return budget.pick<double>(4e8, 1e9, 1e10); }
   long long steps_at(const Budget& budget) const {
     return budget.level == BudgetLevel::smoke ? std::min<long long>(2, steps) : steps.value();
   }

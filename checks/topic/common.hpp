@@ -17,6 +17,13 @@ inline void require(bool ok, const std::string& name, const std::string& message
   if (!ok) throw ParamError(name, message);
 }
 
+/// \f$\binom{n}{k}\f$ in double (the number of tau-subsets of T topics; exact for the claims' n <= 12).
+inline double subsets_of(int n, int k) {
+  double c = 1;
+  for (int i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
+  return c;
+}
+
 /// T topics of v words each (V = T v words, D = V + 1 ids with [MASK]).
 struct Vocabulary {
   Vocabulary(ParamSet* owner, long long T_max, long long v_max, long long T_min = 2)

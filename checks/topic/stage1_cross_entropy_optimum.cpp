@@ -67,12 +67,6 @@ namespace tt = theory::topic;
 namespace st = sim::topic;
 constexpr double eps = std::numeric_limits<double>::epsilon();
 
-double binomial(int n, int k) {
-  double c = 1;
-  for (int i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
-  return c;
-}
-
 struct Params : ParamSet {
   Int T{this, "T", 10, closed(2, 12), "number of topics"};
   Int v{this, "v", 10, closed(1, 10), "words per topic"};
@@ -80,7 +74,7 @@ struct Params : ParamSet {
   Real lambda{this, "lambda", 1e-2, closed(1e-4, 1), "ridge coefficient", Scale::log};
 
   static long long max_steps(const Budget& budget) { return budget.pick<long long>(3000, 20000, 100000); }
-  double subsets() const { return binomial(T.as_int(), tau.as_int()); }
+  double subsets() const { return subsets_of(T.as_int(), tau.as_int()); }
   /// L / mu of GD with step 1/L: (1/(2 tau v) + 2 lambda)/(2 lambda).
   double condition() const {
     return (1 / (2 * static_cast<double>(tau.value() * v.value())) + 2 * lambda) / (2 * lambda);

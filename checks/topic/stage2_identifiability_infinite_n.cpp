@@ -58,12 +58,6 @@ namespace tt = theory::topic;
 namespace st = sim::topic;
 constexpr double eps = std::numeric_limits<double>::epsilon();
 
-double subsets_of(int n, int k) {
-  double c = 1;
-  for (int i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
-  return c;
-}
-
 struct Params : ParamSet {
   Int T{this, "T", 10, closed(2, 12), "number of topics"};
   Int v{this, "v", 10, closed(1, 10), "words per topic"};

@@ -44,6 +44,8 @@
 //     layer 0: 0.988 +- 0.013 (paper 0.94-1.00); layer 1: 0.601 +- 0.014 (paper 0.55-0.81); layer 2 (classes, not
 //     in Table 1): 0.686 +- 0.016; D = 0.387 (sd 0.013; INCONCLUSIVE at 3 seeds: t_2(1 - 1e-5) = 224); the models
 //     fit the task (class loss 3e-4, accuracy 1.00 in 2 seeds; 0.07 and 0.95 in the third).
+//   full with its 10 seeds (session 14, `--budget full --threads 2`, 2626 CPU s of training): PASS, D = 0.394
+//     (per seed s_0 0.97-1.00, s_1 0.59-0.62); untrained gap at step 0 0.406 +- 0.088; the mutant not run at full.
 //   ci (d 32, 1000 steps, 6 seeds): PASS, D = 0.45; the mutant FAILs with margin 2.13.
 //   FINDING: the same scores before training: at step 0, layer 0 0.997 +- 0.001, layer 1 0.618 +- 0.032 (d 128),
 //   so training changes neither (-0.009 and -0.017); only layer 2 (the classes) gains (0.566 -> 0.79 early, 0.686

@@ -42,8 +42,6 @@ void check_overrides_apply(const std::vector<const Claim*>& claims, const std::v
   }
 }
 
-namespace {
-
 void check_mutant_known(const ClaimInfo& info, const std::string& name) {
   const bool known = std::any_of(info.mutants.begin(), info.mutants.end(),
                                  [&](const MutantInfo& mutant) { return mutant.name == name; });
@@ -53,6 +51,8 @@ void check_mutant_known(const ClaimInfo& info, const std::string& name) {
     throw ParamError("mutant", fmt::format("claim {} has no mutant '{}'; its mutants are: {}", info.id, name, names));
   }
 }
+
+namespace {
 
 /// Eigen's matrix products choose their blocking (and so their summation order) from the cache sizes
 /// it reads off the CPU at run time; fixed sizes make the order, and the bits, the same on every

@@ -231,6 +231,7 @@ std::vector<reports::SweepReport> run_report_sweeps(const reports::Report& repor
         CommonOptions sweep_common = common;
         sweep_common.params = spec.params;
         sweep.options = run_options(sweep_common, {claim});
+        sweep.options.mutant = spec.mutant;
         reports::check_sweep(sweep, max_sweep_points);
         for (const auto& axis : sweep.axes) entry.axes.push_back(axis.name);
         std::filesystem::remove_all(directory / entry.directory);
@@ -425,7 +426,7 @@ std::unique_ptr<reports::mpi::Session> mpi_session;
 #endif
 
 int command_sweep(const std::string& id, const std::vector<std::string>& grid, const CommonOptions& common,
-                  const std::optional<std::string>& out, bool resume) {
+                  const std::string& mutant, const std::optional<std::string>& out, bool resume) {
   const auto* claim = checks::builtin_registry().find(id);
   if (claim == nullptr) throw checks::ParamError("claim", "no claim named '" + id + "' (see `dyncheck list`)");
   reports::Sweep sweep;
@@ -433,6 +434,7 @@ int command_sweep(const std::string& id, const std::vector<std::string>& grid, c
   sweep.version = DYNCHECK_VERSION;
   for (const std::string& text : grid) sweep.axes.push_back(reports::parse_sweep_axis(*claim, text));
   sweep.options = run_options(common, {claim});
+  sweep.options.mutant = mutant;
   reports::check_sweep(sweep, max_sweep_points);
   const std::filesystem::path directory = out ? std::filesystem::path(*out) : std::filesystem::path("sweeps") / id;
   bool rank_zero = true;
@@ -557,6 +559,10 @@ int main(int argc, char** argv) {
       ->required();
   add_common(*sweep, sweep_common);
   sweep->add_option("--param", sweep_common.params, "fix a parameter that is not an axis: name=value (repeatable)");
+  std::string sweep_mutant;
+  sweep->add_option("--mutant", sweep_mutant,
+                    "evaluate this mutant of the claim (a named wrong theory, e.g. a theorem's statement without its "
+                    "hypothesis) at every point instead of the claim");
   sweep->add_option("--out", sweep_out, "output directory (default: sweeps/<claim>)");
   sweep->add_flag("--resume", sweep_resume, "continue the sweep in --out: skip the points its points.jsonl holds");
 
@@ -574,7 +580,7 @@ int main(int argc, char** argv) {
 #ifdef DYNCHECK_HAVE_MPI
     if (*sweep && reports::mpi::launched_under_mpi()) mpi_session = std::make_unique<reports::mpi::Session>(argc, argv);
 #endif
-    if (*sweep) return command_sweep(sweep_id, sweep_grid, sweep_common, sweep_out, sweep_resume);
+    if (*sweep) return command_sweep(sweep_id, sweep_grid, sweep_common, sweep_mutant, sweep_out, sweep_resume);
     if (*calibrate) return command_calibrate(calibrate_selectors, seeds, calibrate_share, calibrate_common);
   } catch (const checks::ParamError& error) {
     fmt::print(stderr, "dyncheck: {}\n", error.what());

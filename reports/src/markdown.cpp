@@ -189,10 +189,14 @@ void sweeps_section(std::string& out, const Report& report) {
          "claim whose bias is derived for the whole range keeps it below 1 and turns INCONCLUSIVE where the bias "
          "outgrows its resolution); *gap / noise* is discrepancy / (numerical + statistical), the margin the "
          "theorem's leading-order statement would have if it were taken as exact: above 1 the gap between theory "
-         "and training is larger than noise and arithmetic explain.\n";
+         "and training is larger than noise and arithmetic explain. A sweep marked *[mutant …]* evaluates that mutant "
+         "instead of the claim: a theorem's literal statement (its hypothesis dropped, or its asymptotic law taken "
+         "as exact), which the claim itself corrects; its margin above 1 is where the literal statement stops "
+         "describing training.\n";
   for (const SweepReport& sweep : report.sweeps) {
-    out += fmt::format("\n### {} ({})\n\n{}\n\nGrid: `{}`", sweep.spec.claim, sweep.family, sweep.spec.breaks,
-                       fmt::join(sweep.spec.grid, " "));
+    out += fmt::format("\n### {}{} ({})\n\n{}\n\nGrid: `{}`", sweep.spec.claim,
+                       sweep.spec.mutant.empty() ? "" : " [mutant " + sweep.spec.mutant + "]", sweep.family,
+                       sweep.spec.breaks, fmt::join(sweep.spec.grid, " "));
     if (!sweep.spec.params.empty()) out += fmt::format(", fixed: `{}`", fmt::join(sweep.spec.params, " "));
     out += fmt::format(". Files: [{0}]({0}/sweep.json), [plot]({0}/sweep.svg).\n\n", sweep.directory);
     if (!sweep.error.empty()) {

@@ -176,17 +176,21 @@ nlohmann::json Sweep::header() const {
   }
   nlohmann::json params = nlohmann::json::array();
   for (const auto& [name, value] : options.overrides) params.push_back({name, value});
-  return {{"dyncheck_sweep", 1},
-          {"version", version},
-          {"claim", claim->info().id},
-          {"budget", std::string(checks::to_string(options.budget.level))},
-          {"seed", options.seed},
-          {"axes", axes_json},
-          {"params", params},
-          {"points", size()}};
+  nlohmann::json header = {{"dyncheck_sweep", 1},
+                           {"version", version},
+                           {"claim", claim->info().id},
+                           {"budget", std::string(checks::to_string(options.budget.level))},
+                           {"seed", options.seed},
+                           {"axes", axes_json},
+                           {"params", params},
+                           {"points", size()}};
+  // Only a mutant sweep names one, so that the claim's own sweep files keep their bytes.
+  if (!options.mutant.empty()) header["mutant"] = options.mutant;
+  return header;
 }
 
 void check_sweep(const Sweep& sweep, std::size_t max_points) {
+  if (!sweep.options.mutant.empty()) checks::check_mutant_known(sweep.claim->info(), sweep.options.mutant);
   if (sweep.axes.empty()) throw checks::ParamError("grid", "a sweep needs at least one --grid axis");
   std::set<std::string> names;
   for (const SweepAxis& axis : sweep.axes) {
@@ -377,7 +381,8 @@ void write_sweep_outputs(const Sweep& sweep, const std::vector<nlohmann::json>& 
   }
   write_file_atomically(directory / "sweep.csv", csv);
 
-  const std::string id = sweep.claim->info().id;
+  const std::string id =
+      sweep.claim->info().id + (sweep.options.mutant.empty() ? "" : " [mutant " + sweep.options.mutant + "]");
   if (sweep.axes.size() == 1) {
     const SweepAxis& axis = sweep.axes[0];
     checks::Plot plot;

@@ -38,6 +38,8 @@ expect_run(2 "not a number in decimal notation" run calib.balanced_factorisation
 expect_run(2 "no selected claim has a parameter 'nonsense'" run calib --param nonsense=1)
 expect_run(2 "no claim or family named 'nope'" run nope)
 expect_run(2 "has no mutant 'nope'" run calib.balanced_factorisation_flow --mutant nope)
+expect_rejected("has no mutant 'nope'; its mutants are: "
+                sweep calib.balanced_factorisation_flow --grid s=1,2 --mutant nope --out "${CMAKE_CURRENT_BINARY_DIR}/cli_contract_sweep_no_mutant")
 expect_run(2 "budget" run calib --budget huge)
 # Verdicts: a passing claim exits 0, a failing mutant 1, and --expect fail turns that into 0.
 expect_run(0 "PASS" run calib.balanced_factorisation_flow --budget smoke)

@@ -16,6 +16,10 @@ struct SweepSpec {
   std::vector<std::string> grid;    ///< --grid axes, e.g. "eta=0.05:0.8:6:log"
   std::vector<std::string> params;  ///< fixed --param name=value
   std::string breaks;               ///< the assumption the grid breaks, and what the reader should see
+  /// Empty: the claim itself. Else one of its mutants, evaluated at every point instead of the claim:
+  /// a theorem's literal statement kept as a mutant (its hypothesis dropped, its asymptotic law taken
+  /// as exact) shows where that statement stops describing the simulation.
+  std::string mutant = {};
 };
 
 struct FamilyInfo {

@@ -47,6 +47,9 @@ std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& op
 /// and r (the first draw of the stream (master, "calibrate/<claim id>", r)).
 std::uint64_t calibration_seed(std::uint64_t master_seed, const std::string& claim_id, std::size_t run);
 
+/// Throws ParamError naming the claim's mutants when it has none called `name`.
+void check_mutant_known(const ClaimInfo& info, const std::string& name);
+
 /// "" followed by every mutant of the claim.
 std::vector<std::string> all_variants(const Claim& claim);
 

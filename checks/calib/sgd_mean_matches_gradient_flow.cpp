@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "claims.hpp"
 #include "dyncheck/checks/claim_shape.hpp"
@@ -90,14 +91,23 @@ class SgdMeanMatchesGradientFlow final : public ClaimShape<Params, Settings, Mea
 
   Predicted predict(const Params& p, const Measured& m, const Settings& s, const RunContext&) const override {
     const LinearRegressionInstance& instance = m.instance;
-    const theory::calib::LinearRegressionFlow<theory::mp50> bounds(
+    // The eigendecomposition of H, once per precision (not once per recorded step): the flow at
+    // every step is evaluated from the same two objects, so the numbers are those of a fresh solve.
+    const theory::calib::LinearRegressionFlow<theory::mp50> flow50(
         instance.H.cast<theory::mp50>(), instance.w_star.cast<theory::mp50>(), instance.w0.cast<theory::mp50>());
+    const theory::calib::LinearRegressionFlow<theory::mp100> flow100(
+        instance.H.cast<theory::mp100>(), instance.w_star.cast<theory::mp100>(), instance.w0.cast<theory::mp100>());
+    const auto& bounds = flow50;
     Predicted predicted;
     for (const long long step : m.record_steps) {
       predicted.flow.push_back(reference_vector([&]<class S>() {
-        const theory::calib::LinearRegressionFlow<S> flow(instance.H.cast<S>(), instance.w_star.cast<S>(),
-                                                          instance.w0.cast<S>());
-        return flow.gradient_flow_mean(S(s.rate) * S(p.eta.value()) * S(step));
+        const S t = S(s.rate) * S(p.eta.value()) * S(step);
+        if constexpr (std::is_same_v<S, theory::mp50>) {
+          return flow50.gradient_flow_mean(t);
+        } else {
+          static_assert(std::is_same_v<S, theory::mp100>, "reference_vector evaluates in mp50 and mp100");
+          return flow100.gradient_flow_mean(t);
+        }
       }));
       const theory::Vector<theory::mp50> bias = bounds.discretisation_bias_bound(theory::mp50(p.eta.value()), step);
       Eigen::VectorXd bias_double(bias.size());

@@ -185,7 +185,9 @@ def test_progress_in_a_notebook_updates_one_display(monkeypatch):
     monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
     monkeypatch.setitem(sys.modules, "IPython", ipython)
     monkeypatch.setitem(sys.modules, "IPython.display", display_module)
-    verdict = dyncheck.run("calib.sgd_mean_matches_gradient_flow", budget="smoke")
+    # The display is polled every 50 ms, so the run must last a few polls: at ci with t_end = 20 its 512
+    # replicates take ~0.3 s (at smoke the claim now ends in ~30 ms, before the first poll).
+    verdict = dyncheck.run("calib.sgd_mean_matches_gradient_flow", budget="ci", params={"t_end": 20})
     assert verdict.outcome in ("PASS", "INCONCLUSIVE")
     assert updates[0].endswith("starting") and len(updates) >= 2
     assert updates[-1].startswith("calib.sgd_mean_matches_gradient_flow: ")

@@ -108,10 +108,7 @@ class LinearActivationErfSolution {
   }
 
   /// \f$\zeta_l(t) = z_l(t)/T\f$.
-  S zeta(Eigen::Index l, const S& t) const {
-    const S tau = clock_at_time(l, t);
-    return zeta0_[l] + kappa_ * (beta_[l] * tau + a_[l] * tau * tau / S(2));
-  }
+  S zeta(Eigen::Index l, const S& t) const { return zeta_at_clock(l, clock_at_time(l, t)); }
 
   /// \f$\zeta(t)\f$ for every token.
   Vector<S> zeta(const S& t) const {
@@ -127,6 +124,22 @@ class LinearActivationErfSolution {
     return out;
   }
 
+  /// \f$\zeta(t)\f$ and \f$V(t)\f$ together, the same numbers as zeta(t) and V(t) but with one clock
+  /// \f$\tau_l(t)\f$ per token instead of two (each is an inverse erf, most of the cost in 100 digits).
+  struct State {
+    Vector<S> zeta;
+    Matrix<S> V;
+  };
+  State state(const S& t) const {
+    State out{Vector<S>(tokens()), V0_};
+    for (Eigen::Index l = 0; l < tokens(); ++l) {
+      const S tau = clock_at_time(l, t);
+      out.zeta[l] = zeta_at_clock(l, tau);
+      out.V.row(l) += tau * Delta_.row(l);
+    }
+    return out;
+  }
+
   /// \f$t^*_l = \eta_w^{-1}e^{-\zeta_l(0)+\kappa\beta_l^2/(2a_l)}\sqrt{\pi/(2\kappa a_l)}\,
   /// \mathrm{erfc}(\sqrt{\kappa/(2a_l)}\beta_l)\f$, where \f$\zeta_l\to\infty\f$; \f$+\infty\f$ if \f$a_l = 0\f$.
   S blow_up_time(Eigen::Index l) const {
@@ -136,6 +149,9 @@ class LinearActivationErfSolution {
   }
 
  private:
+  S zeta_at_clock(Eigen::Index l, const S& tau) const {
+    return zeta0_[l] + kappa_ * (beta_[l] * tau + a_[l] * tau * tau / S(2));
+  }
   void check_token(Eigen::Index l) const {
     if (l < 0 || l >= tokens()) throw std::invalid_argument("LinearActivationErfSolution: token index out of range");
   }

@@ -4,7 +4,8 @@
 // not depend on which tokens it reads) with the same sizes, dropout, Adam and clipping; both report
 // training tokens per CPU second of their process over the training steps only, after `warmup` untimed
 // steps (per CPU second because the machine is shared: wall time is inflated by other jobs). With
-// --repetitions=K each side runs K times and the table shows the medians.
+// --repetitions=K each side runs K times and the table shows the medians. The 1-minute load average is printed
+// before and after (per-CPU-second rates still move with the load: shared caches and memory bandwidth).
 // Run from the source directory (it finds bench/realtext_lm_torch.py there):
 //   cmake --build build/ci --target dyncheck_realtext_bench
 //   build/ci/bench/dyncheck_realtext_bench [--steps=100] [--repetitions=3] [--no-torch]
@@ -34,6 +35,11 @@ std::vector<std::int64_t> synthetic_tokens(std::size_t n, std::int64_t vocabular
     id = static_cast<std::int64_t>(x % static_cast<std::uint64_t>(vocabulary));
   }
   return ids;
+}
+
+double load_average() {
+  double load[1] = {-1};
+  return getloadavg(load, 1) == 1 ? load[0] : -1;
 }
 
 double median(std::vector<double> v) {
@@ -102,6 +108,7 @@ int main(int argc, char** argv) {
   fmt::print("training tokens per CPU second, 1 thread, bptt 35, batch 20, dropout 0.2, Adam + clip 0.5, "
              "{} steps after {} warm-up, median of {}\n",
              steps, warmup, repetitions);
+  fmt::print("load average at start {:.2f}\n", load_average());
   fmt::print("{:>10} {:>7} {:>7} {:>14} {:>14} {:>8}\n", "vocabulary", "emsize", "layers", "C++ libtorch",
              "Python torch", "C++/Py");
   struct Size {
@@ -125,5 +132,6 @@ int main(int argc, char** argv) {
       fmt::print("{:>10} {:>7} {:>7} {:>14.0f} {:>14} {:>8}\n", c.vocabulary, c.emsize, c.layers, a, "-", "-");
     }
   }
+  fmt::print("load average at end {:.2f}\n", load_average());
   return 0;
 }

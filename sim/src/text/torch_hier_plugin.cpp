@@ -12,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "keep_freed_memory.hpp"
 #include "parallel_runs.hpp"
 #include "torch_hier_api.hpp"
 
@@ -205,7 +206,10 @@ bool train_entry(const std::vector<HierModelData>& data, const std::vector<HierM
   }
   // One intra-op thread per run and its own generator: a run's numbers do not depend on `parallel`.
   static std::once_flag threads_set;
-  std::call_once(threads_set, [] { torch::set_num_threads(1); });
+  std::call_once(threads_set, [] {
+    torch::set_num_threads(1);
+    keep_freed_memory();  // speed only (keep_freed_memory.hpp)
+  });
   runs.assign(configs.size(), HierRun{});
   return run_in_parallel(
       configs.size(), parallel, [&](std::size_t i) { runs[i] = train(data[i], configs[i]); }, error, invalid_argument);

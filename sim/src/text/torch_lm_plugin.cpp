@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "keep_freed_memory.hpp"
 #include "torch_lm_api.hpp"
 
 namespace dyncheck::sim::text {
@@ -288,7 +289,10 @@ bool train_entry(const std::vector<std::int64_t>& train_ids, const std::vector<s
   // Every run uses one intra-op thread (set once, process-wide) and its own generator, so a run's numbers
   // do not depend on how many runs go at once; `parallel` runs go at once, each on its own std::thread.
   static std::once_flag threads_set;
-  std::call_once(threads_set, [] { torch::set_num_threads(1); });
+  std::call_once(threads_set, [] {
+    torch::set_num_threads(1);
+    keep_freed_memory();
+  });
   runs.assign(configs.size(), LmRun{});
   std::vector<std::string> errors(configs.size());
   std::vector<char> invalid(configs.size(), 0);

@@ -35,7 +35,7 @@ void register_family_kernels(Registry& registry) {
        "training, loss-landscape plots): no data set and no libtorch pipeline for them on this machine."},
       {{"kernels.value_only_closed_form",
         {"s_QK=0.25:4:5:log"},
-        {},
+        {"grid=1"},
         "The linear rate (1 - eta lambda_V)^2 is the asymptote of the closed form: it shows after a few "
         "1/(eta lambda_V) = kappa steps, so each run takes the steps its instance's closed form needs, drawing instances "
         "from the seed until one needs at most the cap (20000 at ci). The scale s_QK of W^Q, W^K moves lambda_min(BB') at "

@@ -25,7 +25,20 @@
 //   quantitative form of the hypothesis lambda_V > 0 (the draws rejected and T are in the notes). At ci,
 //   master seeds 1-40, both claims PASS with every mutant FAIL. If none of 64 draws qualifies (parameters where
 //   nearly every instance is ill-conditioned, e.g. saturated softmax), the best one runs the cap and the claim
-//   says INCONCLUSIVE, as before.
+//   says INCONCLUSIVE, as before. An instance whose rate is too close to 1 for double (comparison 2's resolution
+//   rho_1 (1 - rho_1)/2 < 1e-6, where the rounding of f_T/f_(T-1), up to 1.4e-8, would leave it INCONCLUSIVE) is
+//   redrawn the same way (see min_rate_resolution).
+// Instances (spec A.5 E-A1): at smoke and ci the one cell (N, n, d) of the parameters, one instance; at full
+//   (`grid` = 2, the budget's choice) the grid N, n in {2, 3, 4} x d in {Nn, 2Nn, 4Nn} (closed form: 27 cells) or
+//   d in {Nn/4, Nn/2, 3Nn/4} rounded into [2, Nn - 1] (floor: 22 cells), 40 instances per cell (`seeds`; spec A.5:
+//   40-100 seeds per cell), each from its own stream ("<claim>/instance/N<N>-n<n>-d<d>/<r>"; the one cell's first
+//   instance keeps the stream "<claim>/instance", so smoke and ci are unchanged). Every comparison is made on every
+//   instance and the instance farthest from passing is shown (FAIL before INCONCLUSIVE before PASS, then the largest
+//   margin): the claim fails when any instance fails. The notes give per cell the steps taken, the redraws and the
+//   worst margins; the plot of comparison 2 shows every instance. Cost: the work bound (every instance at its cap of
+//   100000 steps) is 8.5e12 units for the closed-form grid, below the full limit 9e12 (~3500 CPU seconds at the
+//   measured >= 2.5e9 units/s of the large cells); measured (session 15, one thread, machine at load 8-12, the
+//   report: claim and its mutants): FULL_COST_PLACEHOLDER
 // Comparisons and tolerances:
 //  1. the worst checkpoint of |f_sim(t) - f_closed(t)| over 24 log-spaced t <= steps (those with
 //     f_closed(t) >= 1e-14 f_0). Numerical term: the theory's precision-doubling error + the simulator's

@@ -30,15 +30,18 @@
 //   redrawn the same way (see min_rate_resolution).
 // Instances (spec A.5 E-A1): at smoke and ci the one cell (N, n, d) of the parameters, one instance; at full
 //   (`grid` = 2, the budget's choice) the grid N, n in {2, 3, 4} x d in {Nn, 2Nn, 4Nn} (closed form: 27 cells) or
-//   d in {Nn/4, Nn/2, 3Nn/4} rounded into [2, Nn - 1] (floor: 22 cells), 40 instances per cell (`seeds`; spec A.5:
+//   d in {Nn/4, Nn/2, 3Nn/4} rounded into [2, Nn - 1] (floor: 26 cells), 40 instances per cell (`seeds`; spec A.5:
 //   40-100 seeds per cell), each from its own stream ("<claim>/instance/N<N>-n<n>-d<d>/<r>"; the one cell's first
 //   instance keeps the stream "<claim>/instance", so smoke and ci are unchanged). Every comparison is made on every
 //   instance and the instance farthest from passing is shown (FAIL before INCONCLUSIVE before PASS, then the largest
 //   margin): the claim fails when any instance fails. The notes give per cell the steps taken, the redraws and the
 //   worst margins; the plot of comparison 2 shows every instance. Cost: the work bound (every instance at its cap of
-//   100000 steps) is 8.5e12 units for the closed-form grid, below the full limit 9e12 (~3500 CPU seconds at the
+//   100000 steps) is 8.56e12 units for the closed-form grid (with its draws and closed forms), below the full limit 9e12 (~3500 CPU seconds at the
 //   measured >= 2.5e9 units/s of the large cells); measured (session 15, one thread, machine at load 8-12, the
-//   report: claim and its mutants): FULL_COST_PLACEHOLDER
+//   report: claim and its mutants, `dyncheck report <claim> --budget full --threads 1`): value_only_closed_form 339
+//   CPU seconds (1080 instances, 183 redrawn; T from 5 to ~1e5 steps; every instance PASSes all 3 comparisons, the 3
+//   mutants FAIL; comparison 2's numerical term at most 2.5e-8, 0.02 of its resolution), value_only_floor_below_Nn 55
+//   CPU seconds (1040 instances in 26 cells, all PASS, the 4 mutants FAIL).
 // Comparisons and tolerances:
 //  1. the worst checkpoint of |f_sim(t) - f_closed(t)| over 24 log-spaced t <= steps (those with
 //     f_closed(t) >= 1e-14 f_0). Numerical term: the theory's precision-doubling error + the simulator's
@@ -149,23 +152,38 @@ struct Params : ParamSet {
   // 2.3e9-3.4e9 units a second where Nn >= 12 (N, n, d = 3, 4, 12: 65481 steps, 1.24e9 units, 0.55 s; 4, 4, 64: 16434
   // steps, 1.10e10 units, 3.3 s), down to ~0.8e9 at the smallest shapes (a per-step overhead of ~5 us: 4, 2, 8,
   // 19295 steps, 0.15 s), which cost little in total. The ci defaults (N 3, n 4, d 24, vector output: T = 2834 steps,
-  // 2.1e8 units) take 0.10 s. full: the E-A1 grid's bound, 40 seeds x 27 cells x 100000 steps, is 8.5e12 units, at
-  // most ~3500 CPU seconds at 2.5e9 units/s (30 minutes on 2 cores); its real cost is far lower (steps from the rate).
+  // 2.1e8 units) take 0.10 s. full: the E-A1 grid's bound, 40 seeds x 27 cells x 100000 steps and the instances'
+  // closed forms (5.9e10), is 8.56e12 units, at most ~3500 CPU seconds at 2.5e9 units/s (30 minutes on 2 cores); its
+  // real cost is far lower (steps from the rate).
   static double work_limit(const Budget& budget) { return budget.pick(2e8, 2e9, 9e12); }
+  /// Work units of one instance apart from its GD steps, counted at 1e9 units a CPU second: up to 64 draws (double
+  /// eigendecompositions), and for the claim and each of its mutants the closed form in 100 and 50 digits (the
+  /// eigendecompositions of P = BB' and of Q_O = W^O'W^O, d_out x d_out) and the kernel in 50 digits. Upper envelope
+  /// of `dyncheck report` at 20 instances with steps = 2 (every draw tried; session 15, user seconds, one thread:
+  /// N, n, d = 3, 4, 24: 0.06 s an instance, 4, 4, 64: 0.40 s, 4, 8, 64: 0.80 s; fitted 1.0-1.4x):
+  /// 1.31e-6 Nn d^2 + 4.3e-7 d^3 + 1.23e-5 (Nn)^2 d + 1.6e-3 seconds (d for d_out: exact for vector output,
+  /// conservative for scalar). The fuzz found it missing (seed 15103: seeds = 59 at ci ran ~35 s).
+  double per_instance(const Cell& c) const {
+    const double Nn = static_cast<double>(c.N * c.n), dd = c.d;
+    return 1e9 * (1.31e-6 * Nn * dd * dd + 4.3e-7 * dd * dd * dd + 1.23e-5 * Nn * Nn * dd + 1.6e-3);
+  }
   /// The step cap of an instance of cell c: steps, or for 0 the budget's choice (smoke 300, ci 20000, full 100000),
   /// for one cell lowered to what the budget affords.
   long long resolved_steps(const Budget& budget, const Cell& c) const {
     if (steps.value() != 0) return steps.value();
     const long long pick = budget.pick<long long>(300, 20000, 100000);
     if (grid_mode(budget) != 1) return pick;
-    const auto affordable = static_cast<long long>(work_limit(budget) / (per_step(c) * static_cast<double>(per_cell(budget))));
+    const double instances = static_cast<double>(per_cell(budget));
+    const auto affordable = static_cast<long long>(
+        std::max(0.0, work_limit(budget) - instances * per_instance(c)) / (per_step(c) * instances));
     return std::min(pick, affordable);
   }
-  /// The bound on the run's work: every instance taking its cap.
+  /// The bound on the run's work: every instance taking its cap, and its draws and closed forms.
   double work(const Budget& budget) const {
     double total = 0;
     for (const Cell& c : cells(budget)) {
-      total += static_cast<double>(per_cell(budget)) * static_cast<double>(resolved_steps(budget, c)) * per_step(c);
+      total += static_cast<double>(per_cell(budget)) *
+               (static_cast<double>(resolved_steps(budget, c)) * per_step(c) + per_instance(c));
     }
     return total;
   }
@@ -188,6 +206,13 @@ struct Params : ParamSet {
     }
     for (const Cell& c : cells(budget)) {
       if (resolved_steps(budget, c) < 2) {
+        if (steps.value() == 0 && per_cell(budget) > 1) {
+          throw ParamError("seeds", fmt::format("the {} budget cannot afford 2 GD steps for each of {} instances at N = {}, "
+                                                "n = {}, d = {} (their draws and closed forms alone take {:.3g} units, "
+                                                "limit {:.3g}); lower seeds", to_string(budget.level), per_cell(budget),
+                                                c.N, c.n, c.d, static_cast<double>(per_cell(budget)) * per_instance(c),
+                                                work_limit(budget)));
+        }
         throw ParamError("steps", fmt::format("steps must be 0 (the budget's choice) or >= 2, and the {} budget must afford 2 steps", to_string(budget.level)));
       }
     }

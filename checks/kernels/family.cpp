@@ -17,7 +17,8 @@ void register_family_kernels(Registry& registry) {
        "unnormalised and row-normalised, fixed W^O, full-batch GD with Armijo or a fixed step; gradients tested against "
        "numpy and central differences) against the theory's independent forward-mode derivatives (theory/kernels). "
        "Claims: E-A1 (W^V only: the D2 closed form to ~1e-8 relative with a derived rounding bound, the rate "
-       "(1 - eta lambda_V)^2 for d >= Nn and the least-squares floor for d < Nn), E-A2 (the D3 PL certificate at every "
+       "(1 - eta lambda_V)^2 for d >= Nn and the least-squares floor for d < Nn; at full over the spec's grid N, n in "
+       "{2, 3, 4}, 40 instances per cell), E-A2 (the D3 PL certificate at every "
        "Armijo step with all weights trained, both kernels, and gradient = J'r), E-A3 (W^Q only: softmax never below "
        "its convex-hull floor LB, the Gaussian-minus-softmax success difference among LB > 0 instances by exact "
        "Clopper-Pearson bounds, and the calibrated Gaussian level for d >= Nn), E-A4 cross-kernel (a softmax student on "
@@ -35,7 +36,7 @@ void register_family_kernels(Registry& registry) {
        "training, loss-landscape plots): no data set and no libtorch pipeline for them on this machine."},
       {{"kernels.value_only_closed_form",
         {"s_QK=0.25:4:5:log"},
-        {},
+        {"grid=1"},
         "The linear rate (1 - eta lambda_V)^2 is the asymptote of the closed form: it shows after a few "
         "1/(eta lambda_V) = kappa steps, so each run takes the steps its instance's closed form needs, drawing instances "
         "from the seed until one needs at most the cap (20000 at ci). The scale s_QK of W^Q, W^K moves lambda_min(BB') at "

@@ -91,5 +91,39 @@ TEST(ChecksKernels, RefusesOutOfRangeAndUnaffordableParameters) {
   EXPECT_THROW(run_claim(*closed, options), ParamError);
 }
 
+// Spec E-A1's grid (value_only claims at full): its work bound is affordable at full, it replaces N, n and d (a changed
+// one is refused naming `grid`), and several instances per cell are compared instance by instance (`seeds`; at smoke
+// here, on one cell). Checks only, except one smoke run of 3 instances.
+TEST(ChecksKernels, ValueOnlyGridAndSeeds) {
+  for (const std::string id : {"kernels.value_only_closed_form", "kernels.value_only_floor_below_Nn"}) {
+    const Claim* claim = registry().find(id);
+    ASSERT_NE(claim, nullptr) << id;
+    EXPECT_NO_THROW((void)claim->resolve({}, Budget{BudgetLevel::full})) << id;
+    try {
+      (void)claim->resolve({{"N", "2"}}, Budget{BudgetLevel::full});
+      ADD_FAILURE() << id << ": the grid accepted N = 2";
+    } catch (const ParamError& e) {
+      EXPECT_EQ(e.parameter(), "grid") << id;
+    }
+    EXPECT_NO_THROW((void)claim->resolve({{"N", "4"}, {"grid", "1"}}, Budget{BudgetLevel::full})) << id;
+    try {
+      (void)claim->resolve({{"seeds", "59"}}, Budget{BudgetLevel::smoke});
+      ADD_FAILURE() << id << ": 59 instances accepted at smoke";
+    } catch (const ParamError& e) {
+      EXPECT_EQ(e.parameter(), "seeds") << id;
+    }
+  }
+  const Claim* closed = registry().find("kernels.value_only_closed_form");
+  RunOptions options;
+  options.budget = Budget{BudgetLevel::smoke};
+  options.threads = 1;
+  options.overrides = {{"seeds", "3"}};
+  const Verdict verdict = run_claim(*closed, options);
+  EXPECT_NE(verdict.outcome, Outcome::fail);
+  EXPECT_NE(verdict.outcome, Outcome::error) << verdict.error;
+  ASSERT_EQ(verdict.comparisons.size(), 3u);
+  for (const Comparison& c : verdict.comparisons) EXPECT_EQ(c.quantity.rfind("instance ", 0), 0u) << c.quantity;
+}
+
 }  // namespace
 }  // namespace dyncheck::checks

@@ -15,12 +15,12 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 claim=calib.sgd_mean_matches_gradient_flow
 grid=(--grid eta=0.01:0.2:6:log --grid batch=4,16)
-"$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out whole --threads 1 --quiet || fail "uninterrupted sweep exited $?"
+"$dyncheck" sweep $claim "${grid[@]}" --budget ci --out whole --threads 1 --quiet || fail "uninterrupted sweep exited $?"
 for f in sweep.json sweep.csv sweep.svg points.jsonl; do [ -s whole/$f ] || fail "no whole/$f"; done
 [ "$(grep -c '^[0-9]' whole/sweep.csv)" -ge 12 ] || fail "sweep.csv has fewer than 12 rows"
 
 # SIGKILL once the header and two points are on disk, then resume (with 2 threads).
-"$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out killed --threads 1 --quiet &
+"$dyncheck" sweep $claim "${grid[@]}" --budget ci --out killed --threads 1 --quiet &
 pid=$!
 for _ in $(seq 1 6000); do
   [ "$(wc -l 2>/dev/null < killed/points.jsonl || echo 0)" -ge 3 ] && break
@@ -31,25 +31,25 @@ wait $pid 2>/dev/null
 lines=$(wc -l < killed/points.jsonl)
 echo "killed after $((lines - 1)) of 12 points"
 [ "$lines" -lt 13 ] || echo "note: the sweep finished before it was killed; the resume below only re-reads it"
-"$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out killed --threads 2 --quiet --resume || fail "resume exited $?"
+"$dyncheck" sweep $claim "${grid[@]}" --budget ci --out killed --threads 2 --quiet --resume || fail "resume exited $?"
 for f in sweep.json sweep.csv sweep.svg; do cmp whole/$f killed/$f || fail "$f differs after kill and resume"; done
 
 # A resume with another grid: exit 2, journal untouched.
 cp killed/points.jsonl before.jsonl
-"$dyncheck" sweep $claim --grid eta=0.01:0.2:5:log --grid batch=4,16 --budget smoke --out killed --quiet --resume
+"$dyncheck" sweep $claim --grid eta=0.01:0.2:5:log --grid batch=4,16 --budget ci --out killed --quiet --resume
 [ $? -eq 2 ] || fail "a mismatched resume did not exit 2"
 cmp before.jsonl killed/points.jsonl || fail "a mismatched resume changed the journal"
 # Another seed is another sweep too.
-"$dyncheck" sweep $claim "${grid[@]}" --budget smoke --seed 7 --out killed --quiet --resume
+"$dyncheck" sweep $claim "${grid[@]}" --budget ci --seed 7 --out killed --quiet --resume
 [ $? -eq 2 ] || fail "a resume with another seed did not exit 2"
 # A corrupted line: exit 2, untouched.
 mkdir corrupt && head -2 before.jsonl > corrupt/points.jsonl && echo '{"index": 99, "outcome"' >> corrupt/points.jsonl
 cp corrupt/points.jsonl corrupt.before
-"$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out corrupt --quiet --resume
+"$dyncheck" sweep $claim "${grid[@]}" --budget ci --out corrupt --quiet --resume
 [ $? -eq 2 ] || fail "a corrupted journal did not exit 2"
 cmp corrupt.before corrupt/points.jsonl || fail "resuming a corrupted journal changed it"
 # Without --resume an existing journal is refused.
-"$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out whole --quiet
+"$dyncheck" sweep $claim "${grid[@]}" --budget ci --out whole --quiet
 [ $? -eq 2 ] || fail "an existing journal without --resume did not exit 2"
 # Invalid axes exit 2 before any work (no directory created).
 for bad in "eta=0:0.2:5" "eta=0.1,0.1" "etax=1" "eta=0.1:0.2" "eta=0.1:0.2:0" "eta=0x1" "batch=1.5"; do
@@ -64,7 +64,7 @@ if [ -n "$mpiexec" ]; then
   # Root on one host needs these (specs/integration.md); vader: shared memory, no TCP listeners.
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
   start=$(date +%s.%N)
-  "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out mpi --quiet ||
+  "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${grid[@]}" --budget ci --out mpi --quiet ||
     fail "mpiexec -n 2 sweep exited $?"
   end=$(date +%s.%N)
   for f in sweep.json sweep.csv sweep.svg; do cmp whole/$f mpi/$f || fail "$f differs between 1 process and 2 ranks"; done
@@ -72,8 +72,8 @@ if [ -n "$mpiexec" ]; then
 
   # One point, fewer points than ranks: the ranks split the point's replicates; identical files.
   one=(--grid eta=0.05 --param batch=4)
-  "$dyncheck" sweep $claim "${one[@]}" --budget smoke --out one --threads 1 --quiet || fail "one-point sweep exited $?"
-  "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${one[@]}" --budget smoke --out one_mpi --quiet \
+  "$dyncheck" sweep $claim "${one[@]}" --budget ci --out one --threads 1 --quiet || fail "one-point sweep exited $?"
+  "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${one[@]}" --budget ci --out one_mpi --quiet \
     > one_mpi.log 2>&1 || { cat one_mpi.log; fail "one-point sweep under mpiexec -n 2 exited $?"; }
   cat one_mpi.log
   grep -Eq 'replicates split over 2 ranks in [1-9][0-9]* exchange' one_mpi.log ||
@@ -81,7 +81,7 @@ if [ -n "$mpiexec" ]; then
   for f in sweep.json sweep.csv sweep.svg; do cmp one/$f one_mpi/$f || fail "$f differs between 1 process and 2 ranks splitting replicates"; done
 
   # Kill rank 1 once a few points are journaled: the job must exit non-zero, the journal stays.
-  "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out rankdied --quiet \
+  "$mpiexec" --oversubscribe -n 2 "$dyncheck" sweep $claim "${grid[@]}" --budget ci --out rankdied --quiet \
     > rankdied.log 2>&1 &
   pid=$!
   rank1=""
@@ -104,7 +104,7 @@ if [ -n "$mpiexec" ]; then
     else
       echo "note: the sweep finished before rank 1 was killed"
     fi
-    "$dyncheck" sweep $claim "${grid[@]}" --budget smoke --out rankdied --quiet --resume || fail "resume after a dead rank exited $?"
+    "$dyncheck" sweep $claim "${grid[@]}" --budget ci --out rankdied --quiet --resume || fail "resume after a dead rank exited $?"
     for f in sweep.json sweep.csv sweep.svg; do cmp whole/$f rankdied/$f || fail "$f differs after a dead rank and resume"; done
   else
     wait $pid

@@ -22,6 +22,7 @@ std::unique_ptr<Claim> make_stage2_sgd_finite_n_minimiser();       // C7, agains
 std::unique_ptr<Claim> make_two_stage_value_before_attention();   // C8
 std::unique_ptr<Claim> make_stage2_cross_entropy_finite_n_loss();  // C9
 std::unique_ptr<Claim> make_stage1_cross_entropy_optimum();        // C9, stage 1 under CE
+std::unique_ptr<Claim> make_stage2_cross_entropy_dirichlet_minimiser();  // C9, E* = 47.7 (Dirichlet, CE)
 std::unique_ptr<Claim> make_everything_free_block_pattern();       // the headline (§8)
 std::unique_ptr<Claim> make_real_text_same_topic_similarity();     // §8 real data, on Brown
 
@@ -39,6 +40,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_two_stage_value_before_attention());
   registry.add(make_stage2_cross_entropy_finite_n_loss());
   registry.add(make_stage1_cross_entropy_optimum());
+  registry.add(make_stage2_cross_entropy_dirichlet_minimiser());
   registry.add(make_everything_free_block_pattern());
   registry.add(make_real_text_same_topic_similarity());
 }

@@ -18,6 +18,7 @@ std::unique_ptr<Claim> make_stage2_prior_free_law();              // C5
 std::unique_ptr<Claim> make_stage2_all_keys_minimiser();          // §6 (P) table
 std::unique_ptr<Claim> make_stage2_finite_n_loss();                // C6-C7
 std::unique_ptr<Claim> make_stage2_identifiability_infinite_n();   // C6, alpha != beta at N -> infinity
+std::unique_ptr<Claim> make_stage2_identifiability_all_keys();     // C6 for the key set (P), N -> infinity
 std::unique_ptr<Claim> make_stage2_sgd_finite_n_minimiser();       // C7, against SGD
 std::unique_ptr<Claim> make_two_stage_value_before_attention();   // C8
 std::unique_ptr<Claim> make_stage2_cross_entropy_finite_n_loss();  // C9
@@ -36,6 +37,7 @@ inline void register_claims(Registry& registry) {
   registry.add(make_stage2_all_keys_minimiser());
   registry.add(make_stage2_finite_n_loss());
   registry.add(make_stage2_identifiability_infinite_n());
+  registry.add(make_stage2_identifiability_all_keys());
   registry.add(make_stage2_sgd_finite_n_minimiser());
   registry.add(make_two_stage_value_before_attention());
   registry.add(make_stage2_cross_entropy_finite_n_loss());

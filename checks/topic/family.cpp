@@ -39,9 +39,10 @@ void register_family_topic(Registry& registry) {
     "optimum need not have alpha = beta), the C9 stage-1 CE optimum for the Dirichlet prior and at finite N "
     "(checked for tau-subset documents at N -> infinity: topic.stage1_cross_entropy_optimum, against gradient descent "
     "on the model's exact population loss, not SGD), plain-SGD two-stage runs (the attention does not move "
-    "within a ci budget), the (P) stage-2 loss against sampled documents and the alpha != beta identifiability "
-    "check of spec §9 C6 at finite N and under (P) (checked at N -> infinity, (C), tau-subset documents, squared and "
-    "CE: topic.stage2_identifiability_infinite_n, the model's exact population loss).",
+    "within a ci budget), the (P) stage-2 loss against sampled documents at finite N and the alpha != beta "
+    "identifiability check of spec §9 C6 at finite N (checked at N -> infinity, tau-subset documents, squared and CE, "
+    "on the model's exact population loss: key set (C) in topic.stage2_identifiability_infinite_n, key set (P) in "
+    "topic.stage2_identifiability_all_keys).",
     "The spec's C8 says the init gradient ratio ||grad W^K|| / ||grad W^V|| is O(eps); the mechanism (and the "
     "measurement) give O(eps^2). topic.two_stage_value_before_attention checks eps^2 and keeps eps as a mutant.",
     "The two-stage ordering fails far from the figure setting (the fuzz found t_A < t_V at p_c = 0.74, where "

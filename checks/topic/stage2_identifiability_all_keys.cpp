@@ -33,7 +33,7 @@
 // 4 n eps l_max, n all tokens, exceeded the resolution at fuzz points with cv ~ 5). Resolution 1e-6 of L.
 // Measured at ci (defaults; p' = (0.1499925, 0.1, 0.1), 200010 positions per document): squared loss model
 // 0.965094471461214 against L 0.965094471461255 (4e-14), CE 4.58083729360928 against 4.58083729360493 (4.4e-12); the tied
-// (log E, log E) gives bit-identical losses; PASS, margin 0.033; mutants FAIL (margins 2.4e5, 1.2e4, 6.8e3); 0.45 CPU s.
+// (log E, log E) gives bit-identical losses; PASS, margin 0.033; mutants FAIL (margins 2.8e7, 1.4e6, 7.9e5); 0.45 CPU s.
 // Deterministic (seeds do not enter). An independent numpy enumeration of the same counts (explicit softmax over the
 // key histogram, session 15) gives 0.965094471467688 and 4.580837293601994 (7e-12 relative: its own summation order),
 // tied = untied. Fuzz seeds 15205-15208 at ci, 6 points each: all PASS or refused (cost, tau > T), every resolving

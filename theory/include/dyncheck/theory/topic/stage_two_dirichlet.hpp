@@ -80,6 +80,9 @@ struct DirichletCeSetting {
   double alpha = 0.1, p_c = 0.1, p_r = 0.1, Delta = 1;
   /// Mutant hook: the remaining-mass moment E sum_{t >= 2} phi_t^2 is n mu_2; with this false it is taken as mu_2.
   bool moment_over_all_other_topics = true;
+  /// Mutant hook: x = theta_1 ~ Beta(alpha, (T - 1) alpha); with this true Beta(alpha, T alpha) (the complement's
+  /// concentration counted over all T topics).
+  bool marginal_over_all_topics = false;
 };
 
 /// The E-dependent part of the population loss at s = log E (series to second order), and the bound on the
@@ -95,7 +98,7 @@ class DirichletCrossEntropy {
     if (s_.T < 2) throw std::invalid_argument("DirichletCrossEntropy: T >= 2");
     n_ = s_.T - 1;
     const double nd = n_, a = s_.alpha;
-    rule_ = beta_gauss_rule(a, nd * a, nodes);
+    rule_ = beta_gauss_rule(a, (s_.marginal_over_all_topics ? nd + 1 : nd) * a, nodes);
     // mu_k = (a)_k / (n a)_k, k = 0..2 kmax.
     mu_.assign(2 * kmax + 2, 1.0);
     for (int k = 1; k < 2 * kmax + 2; ++k) mu_[static_cast<std::size_t>(k)] = mu_[static_cast<std::size_t>(k - 1)] * (a + k - 1) / (nd * a + k - 1);

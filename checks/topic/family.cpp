@@ -25,7 +25,9 @@ void register_family_topic(Registry& registry) {
     "stage2_sgd_finite_n_minimiser, SGD on the tied same-topic logit finds the exact finite-N minimiser, 11.6667 at "
     "the defaults, not the N -> inf law 11), C8 (two stages under "
     "Adam, qualitative, near the figure setting; attention gradients O(eps^2) at init), C9 (the CE stage-2 loss of "
-    "finite documents vs sampled documents, at the CE minimiser) and the headline (everything free on the figure "
+    "finite documents vs sampled documents, at the CE minimiser; and the Dirichlet CE minimiser E* = 47.8 at c = 1, spec "
+    "47.7: stage2_cross_entropy_dirichlet_minimiser, a Beta-quadrature/Dirichlet-moment reduction against Monte Carlo "
+    "over theta) and the headline (everything free on the figure "
     "setting: block pattern of the value map and of the embedding Gram, qualitative, with the W^V heatmap), and the "
     "real-data statement of §8 on the Brown corpus instead of Wikipedia (topic.real_text_same_topic_similarity: topics "
     "= Brown genres, the same one-layer model trained on chunks of Brown documents; same-topic embedding inner product "
@@ -36,11 +38,11 @@ void register_family_topic(Registry& registry) {
     "Not checked yet: SGD on a free B (every logit trained, not only the tied same-topic one: at finite N the "
     "optimum need not have alpha = beta), the C9 stage-1 CE optimum for the Dirichlet prior and at finite N "
     "(checked for tau-subset documents at N -> infinity: topic.stage1_cross_entropy_optimum, against gradient descent "
-    "on the model's exact population loss, not SGD) and the Dirichlet CE value E* = 47.7 (c = 1: for tau-subset "
-    "documents the CE minimiser is infinite below c ~ 3.7), plain-SGD two-stage runs (the attention does not move "
-    "within a ci budget), the (P) stage-2 loss against sampled documents and the alpha != beta identifiability "
-    "check of spec §9 C6 at finite N and under (P) (checked at N -> infinity, (C), tau-subset documents, squared and "
-    "CE: topic.stage2_identifiability_infinite_n, the model's exact population loss).",
+    "on the model's exact population loss, not SGD), plain-SGD two-stage runs (the attention does not move "
+    "within a ci budget), the (P) stage-2 loss against sampled documents at finite N and the alpha != beta "
+    "identifiability check of spec §9 C6 at finite N (checked at N -> infinity, tau-subset documents, squared and CE, "
+    "on the model's exact population loss: key set (C) in topic.stage2_identifiability_infinite_n, key set (P) in "
+    "topic.stage2_identifiability_all_keys).",
     "The spec's C8 says the init gradient ratio ||grad W^K|| / ||grad W^V|| is O(eps); the mechanism (and the "
     "measurement) give O(eps^2). topic.two_stage_value_before_attention checks eps^2 and keeps eps as a mutant.",
     "The two-stage ordering fails far from the figure setting (the fuzz found t_A < t_V at p_c = 0.74, where "

@@ -90,6 +90,26 @@ struct Stage1SgdSetup {
   int checkpoints = 30;
 };
 
+/// The setup both stage-1 SGD claims build from their parameters (Dirichlet documents of lengths N_min..N_max, their
+/// masking, ridge, step size and batch; steps and replicates from the claim's budget table P::steps, P::replicates).
+/// P is the claim's Params (members vocabulary, alpha, masking, lambda, lr, batch).
+template <class P>
+Stage1SgdSetup stage1_sgd_setup(const P& p, int N_min, int N_max, sim::topic::KeySet keys, const Budget& budget,
+                                int checkpoints) {
+  Stage1SgdSetup setup;
+  setup.law = {.T = p.vocabulary.T.as_int(), .v = p.vocabulary.v.as_int(), .prior = sim::topic::TopicPrior::dirichlet,
+               .alpha = p.alpha, .tau = 1, .N_min = N_min, .N_max = N_max};
+  setup.masking = p.masking.law();
+  setup.keys = keys;
+  setup.lambda = p.lambda;
+  setup.lr = p.lr;
+  setup.batch = p.batch;
+  setup.steps = P::steps(budget);
+  setup.replicates = P::replicates(budget);
+  setup.checkpoints = checkpoints;
+  return setup;
+}
+
 /// One run: block means of the current iterate at the checkpoints (steps K c / checkpoints, c = 1..checkpoints - 1)
 /// and the average of the iterates of steps K/2 + 1..K (the V word rows, all V + 1 columns).
 struct Stage1SgdRun {

@@ -340,17 +340,8 @@ class Stage1SgdMatchesFiniteNOptimum final : public ClaimShape<Params<K>, Settin
  protected:
   Measured measure(const P& p, const Settings<K>&, const RunContext& context) const override {
     const int v = p.vocabulary.v.as_int();
-    Stage1SgdSetup setup;
-    setup.law = {.T = p.vocabulary.T.as_int(), .v = v, .prior = st::TopicPrior::dirichlet, .alpha = p.alpha, .tau = 1,
-                 .N_min = p.lengths.N_min.as_int(), .N_max = p.lengths.N_max.as_int()};
-    setup.masking = p.masking.law();
-    setup.keys = K;
-    setup.lambda = p.lambda;
-    setup.lr = p.lr;
-    setup.batch = p.batch;
-    setup.steps = P::steps(context.budget);
-    setup.replicates = P::replicates(context.budget);
-    setup.checkpoints = checkpoints;
+    const Stage1SgdSetup setup =
+        stage1_sgd_setup(p, p.lengths.N_min.as_int(), p.lengths.N_max.as_int(), K, context.budget, checkpoints);
     Measured m;
     m.runs = run_stage1_sgd(setup, context, "sgd");
     if constexpr (!all) {

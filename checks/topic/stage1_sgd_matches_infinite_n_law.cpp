@@ -164,17 +164,7 @@ class Stage1SgdMatchesInfiniteNLaw final : public ClaimShape<Params, Settings, M
  protected:
   Measured measure(const Params& p, const Settings&, const RunContext& context) const override {
     const int v = p.vocabulary.v.as_int(), N = p.N.as_int();
-    Stage1SgdSetup setup;
-    setup.law = {.T = p.vocabulary.T.as_int(), .v = v, .prior = st::TopicPrior::dirichlet, .alpha = p.alpha, .tau = 1,
-                 .N_min = N, .N_max = N};
-    setup.masking = p.masking.law();
-    setup.keys = st::KeySet::unselected;
-    setup.lambda = p.lambda;
-    setup.lr = p.lr;
-    setup.batch = p.batch;
-    setup.steps = Params::steps(context.budget);
-    setup.replicates = Params::replicates(context.budget);
-    setup.checkpoints = checkpoints;
+    const Stage1SgdSetup setup = stage1_sgd_setup(p, N, N, st::KeySet::unselected, context.budget, checkpoints);
     Measured m;
     m.runs = run_stage1_sgd(setup, context, "sgd");
     for (int c = 1; c < checkpoints; ++c) m.record_steps.push_back(setup.steps * c / checkpoints);

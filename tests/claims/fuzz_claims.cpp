@@ -101,6 +101,8 @@ const std::set<std::string> cheap_at_ci = {
     "topic.stage1_sgd_matches_infinite_n_law",         // 1.9 CPU s at N = 150 (~10 at N = 2000, its maximum)
     "topic.stage1_cross_entropy_optimum",              // 0.02 CPU s (25 gradient-descent steps)
     "topic.stage2_identifiability_infinite_n",         // 0.08 CPU s (no training: the population's loss, 4 times)
+    "topic.stage2_cross_entropy_dirichlet_minimiser",  // 0.8 CPU s (6.4e4 Dirichlet draws, ~15 mean derivatives)
+    "topic.stage2_identifiability_all_keys",           // 0.5 CPU s (120 population documents of 2e5 positions, 4 times)
     "topic.stage2_finite_n_loss",                      // 2.8 (session 13: 7-15 s a point at load 6)
     "topic.two_stage_value_before_attention",          // 2.4 (session 13: 8-10 s a point at load 6)
     // Not listed (session 13, ci): topic.stage1_sgd_matches_finite_n_optimum 6 (with its lambda-sweep plot),

@@ -16,13 +16,28 @@
 #   nonlinear-flow tests of tests/theory/joma (multiprecision, mostly in MPFR): 6.1, 6.6, 7.1 and 7.9 s.
 #   So -fno-inline would make the claims' ci run about 10 times the ci build's, -fno-early-inlining
 #   about 1.7 times. Compile time is about the same for all four (12-15 s of CPU per claim file).
-# -fprofile-update=single: plain counter increments. Threads may lose increments of a counter
-#   (the counts are then lower bounds), but a counter some thread incremented is never left at 0,
-#   and executed / never executed is all that scripts/coverage.sh decides on; atomic updates would
-#   make every counter increment a locked instruction.
+# -fprofile-update=atomic: dyncheck runs replicates on worker threads (sim/replicates.hpp, the multihead
+#   cube, the libtorch plugin's runs), and GCC documents `single` for single-threaded programs only.
+#   With `single` a counter is ordinary memory to the optimiser: it keeps a loop's counter in a register,
+#   even uses it as the loop's induction variable, and may read it once for the loop's start and again
+#   for its end. Another thread running the same loop increments the counter in between, the trip count
+#   changes, and the loop reads past its data: `dyncheck report joma --threads 2` died with SIGSEGV in
+#   Eigen's packetwise_redux_impl (the row sums of checks/joma/identity_experiment.hpp), the IV rcx =
+#   counter + 1 and the end r15 = counter' + trip + 2 from two loads of one counter (session 15, race15;
+#   tests/reports/threads_identical.cmake). A loop cut short would instead give a silently different,
+#   thread-count-dependent result. 378 functions of that coverage build held a counter in a register
+#   across two loads. Atomic updates (a locked add per counter increment) are never cached that way.
+# -fprofile-exclude-files=^/usr/(include|lib)/: no counters in the dependencies' headers (Eigen, Boost,
+#   fmt, the standard library: their template code inlined into ours). scripts/coverage.sh reports
+#   theory/ and sim/ only, so nothing it reads is lost, and the hot loops of Eigen and Boost.MP carry no
+#   locked adds: measured on joma.exp_invariant_exact_per_step at ci (CPU s, user; its claim file rebuilt
+#   with each setting, the rest of the build as before): single 1.3, atomic 12.6, atomic without the
+#   dependencies' counters 1.1. Correctness comes from `atomic` alone; the exclusion only buys the speed
+#   back (a dependency installed elsewhere, e.g. /usr/local, is instrumented: slower, still correct).
 option(DYNCHECK_COVERAGE "Instrument dyncheck for coverage (gcov/gcovr)" OFF)
 if(DYNCHECK_COVERAGE)
-  target_compile_options(dyncheck_build_flags INTERFACE --coverage -O1 -fno-early-inlining -fprofile-update=single)
+  target_compile_options(dyncheck_build_flags INTERFACE --coverage -O1 -fno-early-inlining -fprofile-update=atomic
+                                                        "-fprofile-exclude-files=^/usr/(include|lib)/")
   target_link_options(dyncheck_build_flags INTERFACE --coverage)
 
   # `coverage_build`: only what scripts/coverage.sh runs, i.e. the dyncheck command line (every claim)

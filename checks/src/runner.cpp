@@ -5,12 +5,14 @@
 #include <Eigen/Core>
 
 #include "dyncheck/sim/random/rng.hpp"
+#include "dyncheck/theory/numeric/scalar.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -64,6 +66,24 @@ void pin_eigen_blocking() {
     return true;
   }();
   (void)pinned;
+}
+
+/// Boost 1.74 sets up std::numeric_limits of the MPFR type (mp100) on first use without a lock
+/// (a data race under ThreadSanitizer in a small test program, session 15); claims may evaluate
+/// theory in worker threads, so the limits of both multiprecision types are touched once here, on
+/// the calling thread, before any claim starts its workers.
+void initialise_multiprecision_limits() {
+  static const bool done = [] {
+    (void)std::numeric_limits<theory::mp100>::epsilon();
+    (void)std::numeric_limits<theory::mp100>::min();
+    (void)std::numeric_limits<theory::mp100>::max();
+    (void)std::numeric_limits<theory::mp100>::lowest();
+    (void)std::numeric_limits<theory::mp50>::epsilon();
+    (void)std::numeric_limits<theory::mp50>::min();
+    (void)std::numeric_limits<theory::mp50>::max();
+    return true;
+  }();
+  (void)done;
 }
 
 /// The invariant of the error shares (DESIGN.md, Statistics), checked on every verdict.
@@ -165,6 +185,7 @@ double suite_false_failure_rate(const std::vector<const Claim*>& claims) {
 std::vector<Verdict> run_claim_variants(const Claim& claim, const RunOptions& options,
                                         const std::vector<std::string>& variants) {
   pin_eigen_blocking();
+  initialise_multiprecision_limits();
   const ClaimInfo& info = claim.info();
   for (const std::string& variant : variants) {
     if (!variant.empty()) check_mutant_known(info, variant);

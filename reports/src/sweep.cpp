@@ -137,8 +137,11 @@ SweepAxis parse_sweep_axis(const checks::Claim& claim, const std::string& text) 
       if (spec.integer) value = std::nearbyint(value);
       if (values.empty() || values.back() != value) values.push_back(value);  // integer rounding may repeat
     }
-    for (double value : values) {
-      axis.values.push_back(value_text(spec, value));
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      // Interior values to 15 significant digits, so that a log grid through 2 gives "2", not
+      // "1.9999999999999998"; the ends stay exactly as given. What runs is the text.
+      const bool interior = k > 0 && k + 1 < values.size() && !spec.integer;
+      axis.values.push_back(interior ? fmt::format("{:.15g}", values[k]) : value_text(spec, values[k]));
       (void)checks::parse_param_value(spec, axis.values.back());
     }
   } else {

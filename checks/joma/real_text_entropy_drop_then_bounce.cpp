@@ -143,17 +143,20 @@ Sizes sizes(const Params& p, const Budget& budget) {
 // decoder (V d), the layer's projections and feed-forward (6 d^2) and the embedding, for 700 tokens, at the
 // ~5e10 flop/s one OpenBLAS thread reached (V = 10001, d = 200: 5.8k tokens/s measured), plus ~2 ms of
 // per-step overhead measured at d = 16.
+/// Multiply-adds per token: the decoder (V d) and each layer's projections and feed-forward (6 d^2).
+double token_macs(std::int64_t V, std::int64_t d, std::int64_t layers) {
+  return static_cast<double>(V * d + 6 * d * d * layers);
+}
+
 double step_seconds(std::int64_t V, std::int64_t d, std::int64_t layers) {
-  const double macs = static_cast<double>(V * d + 6 * d * d * layers);
-  return 700.0 * 6.0 * macs / 5e10 + 2e-3;
+  return 700.0 * 6.0 * token_macs(V, d, layers) / 5e10 + 2e-3;
 }
 
 // Estimated CPU seconds of one validation window (10 streams x 35 tokens, forward only: 2 flops per
 // multiply-add) plus its per-call overhead, measured: 0.25 ms a window at vocabulary 100, emsize 8 (smoke,
 // 9 runs x 9 evaluations x 400 windows: 8.7 CPU s against 0.8 s with 1 window, session 15).
 double window_seconds(std::int64_t V, std::int64_t d, std::int64_t layers) {
-  const double macs = static_cast<double>(V * d + 6 * d * d * layers);
-  return 350.0 * 2.0 * macs / 5e10 + 2.5e-4;
+  return 350.0 * 2.0 * token_macs(V, d, layers) / 5e10 + 2.5e-4;
 }
 
 void Params::check(const Budget& budget) const {

@@ -54,6 +54,7 @@
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/population_gradient.hpp"
 #include "dyncheck/theory/scb/population_loss.hpp"
+#include "evaluation_point.hpp"
 #include "params.hpp"
 #include "sim_theory_instance.hpp"
 #include "worst_entry.hpp"
@@ -81,19 +82,9 @@ struct Settings {
 
 /// A random point with every term of the closed form active: V between μ1ᵀ and P plus noise;
 /// a_k a mix of q_k and uniform attention with a perturbation, rescaled to s_k ∈ [0.7, 1.3].
-sim::scb::LinearModel evaluation_point(const RunContext& context, const sim::scb::Instance& instance) {
-  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/point", 0);
-  auto uniform = [&rng] { return 2.0 * sim::uniform01(rng) - 1.0; };
-  const Eigen::Index N = instance.N(), T = instance.T;
-  sim::scb::LinearModel point = sim::scb::initial_model(instance);
-  point.V = 0.5 * (instance.P + point.V);
-  for (Eigen::Index i = 0; i < point.V.size(); ++i) point.V.data()[i] += 0.3 * uniform() / std::sqrt(static_cast<double>(N));
-  const Eigen::MatrixXd q = sim::scb::dense_q(instance);
-  for (Eigen::Index k = 0; k < N; ++k) {
-    for (Eigen::Index t = 0; t < T; ++t) point.A(t, k) = 0.5 * q(t, k) + 0.5 * (1.0 + 0.5 * uniform()) / static_cast<double>(T);
-    point.A.col(k) *= (1.0 + 0.3 * uniform()) / point.A.col(k).sum();
-  }
-  return point;
+sim::scb::LinearModel claim_point(const RunContext& context, const sim::scb::Instance& instance) {
+  const double T = static_cast<double>(instance.T);
+  return evaluation_point(context, instance, 0.3, [T](double q, double u) { return 0.5 * q + 0.5 * (1.0 + 0.5 * u) / T; }, 0.3);
 }
 
 /// The loss of the claim's theory (or of the mutant).
@@ -166,7 +157,7 @@ class PopulationLossAndGradient final : public ClaimShape<Params, Settings, Meas
   Measured measure(const Params&, const Settings&, const RunContext& context) const override {
     Measured m{draw_or_refuse([&] { return make_instance(context); }), {}, {}, 0, 0, {}, 0, 0, 0, {}, 0, 0, 0};
     const sim::scb::Instance& instance = m.instance;
-    m.point = evaluation_point(context, instance);
+    m.point = claim_point(context, instance);
     const sim::scb::LinearModel& point = m.point;
     const sim::scb::LinearModel truth{instance.P, sim::scb::dense_q(instance)};
     m.entries = selected_attention_entries(instance);

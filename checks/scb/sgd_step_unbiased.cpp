@@ -54,6 +54,7 @@
 #include "dyncheck/theory/scb/constants.hpp"
 #include "dyncheck/theory/scb/population_gradient.hpp"
 #include "dyncheck/theory/scb/population_step.hpp"
+#include "evaluation_point.hpp"
 #include "params.hpp"
 #include "sim_theory_instance.hpp"
 #include "worst_entry.hpp"
@@ -86,21 +87,9 @@ struct Settings {
 
 /// A mid-training point: V = μ1ᵀ + ½(P − μ1ᵀ) + 0.1u/√N (so Π_T does not remove all a-noise, as
 /// it would at V = μ1ᵀ), a_k = 1/T + ½(q_k − 1/T) + 0.5u/T rescaled to 1ᵀa_k ∈ [0.8, 1.2].
-sim::scb::LinearModel evaluation_point(const RunContext& context, const sim::scb::Instance& instance) {
-  sim::Rng rng = sim::derive_stream(context.seed, context.claim_id + "/point", 0);
-  auto uniform = [&rng] { return 2.0 * sim::uniform01(rng) - 1.0; };
-  const Eigen::Index N = instance.N(), T = instance.T;
-  sim::scb::LinearModel point = sim::scb::initial_model(instance);
-  point.V = 0.5 * (instance.P + point.V);
-  for (Eigen::Index i = 0; i < point.V.size(); ++i) point.V.data()[i] += 0.1 * uniform() / std::sqrt(static_cast<double>(N));
-  const Eigen::MatrixXd q = sim::scb::dense_q(instance);
-  for (Eigen::Index k = 0; k < N; ++k) {
-    for (Eigen::Index t = 0; t < T; ++t) {
-      point.A(t, k) = 0.5 / static_cast<double>(T) + 0.5 * q(t, k) + 0.5 * uniform() / static_cast<double>(T);
-    }
-    point.A.col(k) *= (1.0 + 0.2 * uniform()) / point.A.col(k).sum();
-  }
-  return point;
+sim::scb::LinearModel claim_point(const RunContext& context, const sim::scb::Instance& instance) {
+  const double T = static_cast<double>(instance.T);
+  return evaluation_point(context, instance, 0.1, [T](double q, double u) { return 0.5 / T + 0.5 * q + 0.5 * u / T; }, 0.2);
 }
 
 /// The population preconditioned direction (η = η_A = 1) of the claim's theory or of a mutant.
@@ -158,7 +147,7 @@ class SgdStepUnbiased final : public ClaimShape<Params, Settings, Measured, Pred
     const Eigen::Index N = instance.N(), T = instance.T;
     const double eta = p.eta;
     constexpr double eps = std::numeric_limits<double>::epsilon();
-    m.point = evaluation_point(context, instance);
+    m.point = claim_point(context, instance);
     const sim::scb::LinearModel& point = m.point;
     m.entries = selected_attention_entries(instance);
     const std::vector<Eigen::Index>& entries = m.entries;

@@ -71,6 +71,7 @@
 #include "dyncheck/theory/scb/reduced_recurrence.hpp"
 #include "dyncheck/theory/scb/reduced_state.hpp"
 #include "dyncheck/theory/scb/symmetric_2d.hpp"
+#include "batch_bound.hpp"
 #include "finite_sample_support.hpp"
 #include "params.hpp"
 
@@ -118,22 +119,15 @@ struct Params : ParamSet {
   void check(const Budget& budget) const override {
     require_sparsity(support.Q, T);
     const double b_bound = batch_min_bound();
-    constexpr double batch_max = 1e6;  // the range of 'B'
-    if (b_bound > batch_max) {
-      throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for every instance this "
-                                        "point draws: the model is claimed while omega* = eta_A T K_2/(2 B mu_min K_P) <= "
-                                        "0.1 rho_bar, which needs B >= {:.3g} at K_2/(K_P^2 mu_min) = noise_ratio_max N / "
-                                        "N_mu_min; use a smaller T or eta_A_K_P, a smaller noise_ratio_max or a larger "
-                                        "N_mu_min",
-                                        b_bound));
-    }
-    if (B > 0 && static_cast<double>(B) < b_bound) {
-      throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] at this point: the "
-                                        "noise-corrected model is claimed only while omega* <= 0.1 rho_bar for every "
-                                        "instance the point draws (spec §8 claim 11; the bound uses K_2/(K_P^2 mu_min) "
-                                        "<= noise_ratio_max N / N_mu_min)",
-                                        static_cast<long long>(std::ceil(b_bound))));
-    }
+    refuse_if_no_batch(B, b_bound,
+                       fmt::format("the model is claimed while omega* = eta_A T K_2/(2 B mu_min K_P) <= 0.1 rho_bar, "
+                                   "which needs B >= {:.3g} at K_2/(K_P^2 mu_min) = noise_ratio_max N / N_mu_min; use a "
+                                   "smaller T or eta_A_K_P, a smaller noise_ratio_max or a larger N_mu_min",
+                                   b_bound));
+    refuse_if_batch_below(B, b_bound,
+                          "the noise-corrected model is claimed only while omega* <= 0.1 rho_bar for every instance "
+                          "the point draws (spec §8 claim 11; the bound uses K_2/(K_P^2 mu_min) <= noise_ratio_max N / "
+                          "N_mu_min)");
     const double batch = B > 0 ? static_cast<double>(B) : std::ceil(b_bound);
     const double work = work_per_sample(budget) * batch;
     if (work > work_max(budget) && (B > 0 || b_bound * work_per_sample(budget) > work_max(budget))) {

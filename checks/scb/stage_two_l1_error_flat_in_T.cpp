@@ -84,6 +84,7 @@
 #include "dyncheck/theory/scb/noise_corrected.hpp"
 #include "dyncheck/theory/scb/reduced_recurrence.hpp"
 #include "dyncheck/theory/scb/reduced_state.hpp"
+#include "batch_bound.hpp"
 #include "finite_sample_support.hpp"
 #include "params.hpp"
 
@@ -155,37 +156,24 @@ struct Params : ParamSet {
   void check(const Budget& budget) const override {
     require_sparsity(support.Q, T);
     require_sparsity(Q_pop, T);
-    constexpr double batch_max = 1e6;  // the range of parameters 'B' and 'B_no_l1'
     const double b_min = batch_min_bound(), b_plain = batch_plain_bound();
-    if (b_min > batch_max) {
-      throw ParamError("B", fmt::format("no batch in the range of parameter 'B' [1, 1e6] works for every instance this "
-                                        "point draws: the threshold eta_A lambda/mu_k must be >= 3 x the per-step "
-                                        "attention noise std, which needs B >= 36 Q^2 noise_ratio_max mu_max/(kappa^2 "
-                                        "mu_min^2) = {:.3g}; use a smaller Q, N or noise_ratio_max, or a larger "
-                                        "lambda_fraction or N_mu_min",
-                                        b_min));
-    }
-    if (b_plain > batch_max) {
-      throw ParamError("B_no_l1", fmt::format("no batch in the range of parameter 'B_no_l1' [1, 1e6] works for every "
-                                              "instance this point draws: spec §5's stationary noise at 4T must be <= "
-                                              "rho_bar/2, which needs B_no_l1 >= {:.3g}; use a smaller T, eta_A_K_P or "
-                                              "noise_ratio_max, or a larger N_mu_min",
-                                              b_plain));
-    }
-    if (B > 0 && static_cast<double>(B) < b_min) {
-      throw ParamError("B", fmt::format("parameter 'B' must be 0 (auto) or an integer in [{}, 1e6] at this point: the "
-                                        "threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise std "
-                                        "eta_A alpha sqrt(K_2/(B mu_k)) at alpha <= 1 for every instance the point draws "
-                                        "(spec §8 claim 13)",
-                                        static_cast<long long>(std::ceil(b_min))));
-    }
-    if (B_no_l1 > 0 && static_cast<double>(B_no_l1) < b_plain) {
-      throw ParamError("B_no_l1", fmt::format("parameter 'B_no_l1' must be 0 (auto) or an integer in [{}, 1e6] at this "
-                                              "point: the noise-corrected model is claimed while spec §5's stationary "
-                                              "attention noise at 4T, omega* = eta_A 4T K_2/(2 B mu_min K_P), is at most "
-                                              "rho_bar/2 for every instance the point draws",
-                                              static_cast<long long>(b_plain)));
-    }
+    refuse_if_no_batch(B, b_min,
+                       fmt::format("the threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise std, "
+                                   "which needs B >= 36 Q^2 noise_ratio_max mu_max/(kappa^2 mu_min^2) = {:.3g}; use a "
+                                   "smaller Q, N or noise_ratio_max, or a larger lambda_fraction or N_mu_min",
+                                   b_min));
+    refuse_if_no_batch(B_no_l1, b_plain,
+                       fmt::format("spec §5's stationary noise at 4T must be <= rho_bar/2, which needs B_no_l1 >= "
+                                   "{:.3g}; use a smaller T, eta_A_K_P or noise_ratio_max, or a larger N_mu_min",
+                                   b_plain));
+    refuse_if_batch_below(B, b_min,
+                          "the threshold eta_A lambda/mu_k must be >= 3 x the per-step attention noise std eta_A alpha "
+                          "sqrt(K_2/(B mu_k)) at alpha <= 1 for every instance the point draws (spec §8 claim 13)");
+    // b_plain is a whole number (batch_plain_bound rounds up), so the shown bound is b_plain itself.
+    refuse_if_batch_below(B_no_l1, b_plain,
+                          "the noise-corrected model is claimed while spec §5's stationary attention noise at 4T, "
+                          "omega* = eta_A 4T K_2/(2 B mu_min K_P), is at most rho_bar/2 for every instance the point "
+                          "draws");
     // The SGD runs: the auto B is at most max(b_min, affordable), the seeds drop from 48 to 24 at ci
     // where 48 are unaffordable; so the worst cost is the smallest seed count at the largest b_min.
     const double seeds_min = budget.pick<double>(2, 24, 64);

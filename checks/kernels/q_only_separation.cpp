@@ -95,18 +95,14 @@
 #include "dyncheck/sim/kernels/attention.hpp"
 #include "dyncheck/theory/kernels/conditions.hpp"
 #include "dyncheck/theory/kernels/hull.hpp"
+#include "gaussian_teacher.hpp"
 #include "instance.hpp"
 
 namespace dyncheck::checks::kernels {
 namespace {
 
-struct Params : ParamSet {
-  Int N{this, "N", 4, closed(1, 8), "samples"};
-  Int n{this, "n", 4, closed(2, 8), "tokens per sample"};
-  Int d{this, "d", 16, closed(2, 32), "embedding dimension (the Gaussian level is checked for d >= Nn)"};
-  Real s_K{this, "s_K", 0.3, closed(0.05, 2), "fixed W^K ~ N(0, s^2/d)", Scale::log};
-  Real s_teacher{this, "s_teacher", 0.3, closed(0.05, 2), "Gaussian teacher W^Q* ~ N(0, s^2/d)", Scale::log};
-  Real s_student{this, "s_student", 0.7, closed(0.05, 2), "student's initial W^Q ~ N(0, s^2/d)", Scale::log};
+struct Params : GaussianTeacherParams {
+  Params() : GaussianTeacherParams("embedding dimension (the Gaussian level is checked for d >= Nn)", "") {}
   Int steps{this, "steps", 0, closed(0, 20000), "Armijo steps per run; 0: the budget's choice (smoke 200, ci 2000, full 3000)"};
   Real level{this, "level", 0.8, closed(0, 1),
              "calibrated Gaussian success level for d >= Nn at the spec's E-A3 scales (0.3, 0.3, 0.7) and >= 2000 steps "
@@ -205,23 +201,15 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
     const int N = p.N.as_int(), n = p.n.as_int(), d = p.d.as_int();
     Measured m;
     m.runs = sim::run_replicates(replicate_options(context, "instances", p.runs(context.budget)), [&](std::size_t, sim::Rng& rng) {
-      const Eigen::MatrixXd w = sim::kernels::gaussian_matrix(rng, d, 1, 1.0 / std::sqrt(static_cast<double>(d)));
-      const double root_d = std::sqrt(static_cast<double>(d));
-      const Eigen::MatrixXd WK = sim::kernels::gaussian_matrix(rng, d, d, p.s_K / root_d);
-      const Eigen::MatrixXd WQ_teacher = sim::kernels::gaussian_matrix(rng, d, d, p.s_teacher / root_d);
-      const Eigen::MatrixXd WQ_student = sim::kernels::gaussian_matrix(rng, d, d, p.s_student / root_d);
-      sim::kernels::Data data;
-      data.X = sim::kernels::gaussian_inputs(rng, N, n, d);
-      sim::kernels::Weights teacher{{WQ_teacher}, {WK}, {Eigen::MatrixXd::Identity(d, d)}, {w}};
-      data.Y = sim::kernels::teacher_targets({sim::kernels::Kernel::gaussian, false}, data.X, teacher);
+      const GaussianTeacherInstance instance(rng, N, n, d, p.s_K, p.s_teacher, p.s_student);
+      const sim::kernels::Data& data = instance.data;
       Run run;
-      for (int i = 0; i < N; ++i) {
-        run.u.push_back(data.X[static_cast<std::size_t>(i)] * w);
-        run.t.push_back(data.Y[static_cast<std::size_t>(i)].col(0));
-      }
-      sim::kernels::Weights student{{WQ_student}, {WK}, {Eigen::MatrixXd::Identity(d, d)}, {w}};
+      run.u = instance.u;
+      run.t = instance.t;
+      const sim::kernels::Weights student = instance.student();
       {  // A.3's conditions at the student's start (lambda_Q is A-T3's; W^V is not trained here: no lambda_V)
-        const std::vector<theory::kernels::Head<double>> heads{{WQ_student, WK, Eigen::MatrixXd::Identity(d, d), w}};
+        const std::vector<theory::kernels::Head<double>> heads{
+            {instance.WQ, instance.WK, Eigen::MatrixXd::Identity(d, d), instance.w}};
         const theory::kernels::Conditions soft =
             theory::kernels::evaluate_conditions({theory::kernels::Kernel::softmax, false}, data.X, heads, false);
         const theory::kernels::Conditions gauss =
@@ -242,17 +230,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
           run.f0_soft = result.loss.front();
           run.fT_soft = *std::min_element(result.loss.begin(), result.loss.end());
           run.curve_soft = log_sampled(result.loss);
-          // rounding of the softmax loss: 3 gamma_K A + u|R| per entry (A = |S||X||w|), first order (Higham 3.5)
-          double e2 = 0;
-          const double u = std::numeric_limits<double>::epsilon() / 2;
-          for (std::size_t i = 0; i < data.X.size(); ++i) {
-            const Eigen::MatrixXd S = sim::kernels::attention(spec, data.X[i], result.final.Q[0], WK);
-            const Eigen::MatrixXd R = S * (data.X[i] * w) - data.Y[i];
-            e2 += (3 * gamma(static_cast<double>(std::max(n, d) + 2)) * (S.cwiseAbs() * (data.X[i].cwiseAbs() * w.cwiseAbs())) +
-                   u * R.cwiseAbs()).squaredNorm();
-          }
-          const double e = std::sqrt(e2);
-          run.rounding_soft = std::sqrt(2 * run.fT_soft) * e + e * e / 2 + gamma(static_cast<double>(N * n)) * run.fT_soft;
+          run.rounding_soft = instance.softmax_loss_rounding(spec, result.final.Q[0], run.fT_soft);
         } else {
           run.f0_gauss = result.loss.front();
           run.fT_gauss = *std::min_element(result.loss.begin(), result.loss.end());

@@ -45,6 +45,7 @@
 #include "dyncheck/sim/kernels/attention.hpp"
 #include "dyncheck/theory/kernels/attention.hpp"
 #include "dyncheck/theory/kernels/hull.hpp"
+#include "gaussian_teacher.hpp"
 #include "instance.hpp"
 
 namespace dyncheck::checks::kernels {
@@ -53,13 +54,8 @@ namespace {
 constexpr double scale_factors[] = {0.1, 0.3, 1.0, 2.0, 4.0};
 constexpr double dimension_factors[] = {0.25, 0.5, 1.0, 2.0};
 
-struct Params : ParamSet {
-  Int N{this, "N", 4, closed(1, 8), "samples"};
-  Int n{this, "n", 4, closed(2, 8), "tokens per sample"};
-  Int d{this, "d", 16, closed(2, 32), "embedding dimension of the scale grid"};
-  Real s_K{this, "s_K", 0.3, closed(0.05, 2), "fixed W^K ~ N(0, s^2/d) in the dimension grid", Scale::log};
-  Real s_teacher{this, "s_teacher", 0.3, closed(0.05, 2), "Gaussian teacher W^Q* ~ N(0, s^2/d)", Scale::log};
-  Real s_student{this, "s_student", 0.7, closed(0.05, 2), "student's initial W^Q ~ N(0, s^2/d) in the dimension grid", Scale::log};
+struct Params : GaussianTeacherParams {
+  Params() : GaussianTeacherParams("embedding dimension of the scale grid", " in the dimension grid") {}
   Int steps{this, "steps", 0, closed(0, 20000), "Armijo steps per run; 0: the budget's choice (smoke 30, ci 400, full 3000)"};
 
   long long resolved_steps(const Budget& budget) const {
@@ -187,26 +183,19 @@ class ScaleSweep final : public ClaimShape<Params, Settings, Measured, Predicted
     Measured m;
     m.runs = sim::run_replicates(replicate_options(context, "runs", jobs.size()), [&](std::size_t k, sim::Rng& rng) {
       const Job& job = jobs[k];
-      const int d = job.d;
-      const double root_d = std::sqrt(static_cast<double>(d));
+      GaussianTeacherInstance instance(rng, N, n, job.d, job.s_K, p.s_teacher, job.s_Q);
       Run run;
       run.grid = job.grid;
       run.cell = job.cell;
       run.x = job.x;
       run.s_K_factor = job.s_K_factor;
-      run.w = sim::kernels::gaussian_matrix(rng, d, 1, 1.0 / root_d);
-      run.WK = sim::kernels::gaussian_matrix(rng, d, d, job.s_K / root_d);
-      const Eigen::MatrixXd WQ_teacher = sim::kernels::gaussian_matrix(rng, d, d, p.s_teacher / root_d);
-      run.WQ = sim::kernels::gaussian_matrix(rng, d, d, job.s_Q / root_d);
-      sim::kernels::Data data;
-      data.X = sim::kernels::gaussian_inputs(rng, N, n, d);
-      const sim::kernels::Weights teacher{{WQ_teacher}, {run.WK}, {Eigen::MatrixXd::Identity(d, d)}, {run.w}};
-      data.Y = sim::kernels::teacher_targets({sim::kernels::Kernel::gaussian, false}, data.X, teacher);
-      for (int i = 0; i < N; ++i) {
-        run.u.push_back(data.X[static_cast<std::size_t>(i)] * run.w);
-        run.t.push_back(data.Y[static_cast<std::size_t>(i)].col(0));
-      }
-      const sim::kernels::Weights student{{run.WQ}, {run.WK}, {Eigen::MatrixXd::Identity(d, d)}, {run.w}};
+      run.w = instance.w;
+      run.WK = instance.WK;
+      run.WQ = instance.WQ;
+      run.u = instance.u;
+      run.t = instance.t;
+      const sim::kernels::Data& data = instance.data;
+      const sim::kernels::Weights student = instance.student();
       sim::kernels::GdOptions options;
       options.steps = steps;
       options.stop_loss = 0;
@@ -217,23 +206,13 @@ class ScaleSweep final : public ClaimShape<Params, Settings, Measured, Predicted
         if (kernel == sim::kernels::Kernel::softmax) {
           run.f0_soft = result.loss.front();
           run.fT_soft = fT;
-          double e2 = 0;
-          const double u = std::numeric_limits<double>::epsilon() / 2;
-          for (std::size_t i = 0; i < data.X.size(); ++i) {
-            const Eigen::MatrixXd S = sim::kernels::attention(spec, data.X[i], result.final.Q[0], run.WK);
-            const Eigen::MatrixXd R = S * (data.X[i] * run.w) - data.Y[i];
-            e2 += (3 * gamma(static_cast<double>(std::max(n, d) + 2)) * (S.cwiseAbs() * (data.X[i].cwiseAbs() * run.w.cwiseAbs())) +
-                   u * R.cwiseAbs())
-                      .squaredNorm();
-          }
-          const double e = std::sqrt(e2);
-          run.rounding_soft = std::sqrt(2 * fT) * e + e * e / 2 + gamma(static_cast<double>(N * n)) * fT;
+          run.rounding_soft = instance.softmax_loss_rounding(spec, result.final.Q[0], fT);
         } else {
           run.f0_gauss = result.loss.front();
           run.fT_gauss = fT;
         }
       }
-      if (job.grid == 0) run.X = std::move(data.X);  // kept for lambda_V(0), lambda_Q(0)
+      if (job.grid == 0) run.X = std::move(instance.data.X);  // kept for lambda_V(0), lambda_Q(0)
       return run;
     });
     return m;

@@ -1,6 +1,6 @@
 #pragma once
 // The instance of the kernels claims that train W^Q alone against a Gaussian teacher
-// (kernels.q_only_separation, kernels.scale_sweep; specs/kernels.md A.3 A-T3/A-T4, A.5 E-A3): its
+// (kernels.q_only_separation, kernels.scale_sweep_softmax_floor; specs/kernels.md A.3 A-T3/A-T4, A.5 E-A3): its
 // parameters, its draw, and the rounding bound of the softmax student's loss.
 
 #include <Eigen/Core>

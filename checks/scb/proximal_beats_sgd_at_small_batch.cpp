@@ -90,7 +90,9 @@
 //   (user + sys) against 2.88 before the shared draws (-31%), same verdict bits. At N = 10, T = 1000, B = 128 (24
 //   replicates, 1000 steps) a round of the three methods took 19.2 CPU-s where a single run took 0.50 (the full
 //   pilots): 53% of three separate runs, i.e. drawing the examples is about 70% of a run there; the bound above
-//   takes no credit for it. Not measured: a whole full run (the
+//   takes no credit for it. That whole cell: 78 CPU-s for 2.7e10 units (3.5e8 per CPU-s; a single run 2.9e8), below
+//   work_rate's 5.8e8: on this session's crowded cores the rate, and so the bound, is not an upper bound; work_rate
+//   is kept until a quiet measurement (session 12's was on a loaded machine too, at the largest cell). Not measured: a whole full run (the
 //   build and the cores were shared this session; the full budget is refused at 1000 steps anyway, above).
 #include <fmt/format.h>
 

@@ -87,7 +87,7 @@
 //   steps at every grid step from 2^-2 to 2^-12 (3 or 4 of the 4 runs each; the loss never went below its start at
 //   any of them), and the 6 larger steps blew up within 6 steps: the pilot term of the bound is nearly reached. At
 //   N = 20, T = 5000, B = 64 (same conditions) it is reached: both methods' pilots ran all 17 grid points (full length
-//   from 2^-3 down for the proximal method, from 2^-2 for SGD; the loss never went below its start), 104 CPU-s of
+//   from 2^-4 down for the proximal method, 2^-3 for SGD; the loss never went below its start), 104 CPU-s of
 //   pilots, and the compared runs of both stepped down round after round (53 CPU-s per round of the three): with
 //   this step rule the full grid at 1000 steps costs about its worst case, and 30 minutes on 2 cores needs fewer
 //   steps (or another rule: a bisection of the grid would cut a method's 17 pilot sets to 5 when no step passes).

@@ -62,7 +62,11 @@
 //   [0, 1]), or a final population loss above the initial one. A compared run that diverges at the pilot's step
 //   (the pilot is a finite check) lowers that method's step by one grid point, at most 3 times (else ERROR). The
 //   lambda = 0 ablation runs at the proximal method's step (the same method but the threshold), lowered the same way
-//   if it diverges there.
+//   if it diverges there. How it is computed (session 16, issue #18; no number changes): the methods still to settle
+//   run together, one replicate's runs on one generator, each step's examples drawn once for all of them
+//   (sim::scb::draw_shared_batch_gradients; a run alone from the same generator gives the same bits); the twin
+//   rides along at the proximal method's current step and its runs are discarded until that step is final. The ci
+//   and smoke verdicts (JSON, every field but the wall time) are the same as before, for --threads 1 and 2.
 // Curves: the three methods' mean distances against samples with 95% Student-t bands (for reading), as Fig. p.8.
 // Measured (session 12, ci cell N = 3, T = 100, B = 64, 1000 steps, 24 replicates, about 3-5 s): master seed
 //   20261122: steps proximal 0.5 (s = 1's compared runs never lowered the loss: stepped down), SGD 0.125; d_A
@@ -73,15 +77,32 @@
 // Budgets: ci one cell (the defaults: N = 3, T = 100, B = 64, 1000 steps, 24 replicates); full the paper's grid
 //   N in {3, 10, 20} x T in {100, 1000, 5000} x B in {64, 128, 256} (27 cells, 16 replicates each); smoke one cell,
 //   20 steps, 3 replicates (plumbing).
-// Cost: refused up front (ParamError on steps) when the cell's runs (3 methods x 4 step-downs x replicates + the
+// Cost: refused up front (ParamError on steps) when the cell's runs (15 x replicates: 3 methods x 4 step-downs plus
+//   the twin's 3 discarded rounds, each model's run counted whole although a round draws its examples once; plus the
 //   pilots, at most 2 x 17 x 4) x steps x B x (T + N^2) exceed 2e10 at ci or 2e8 at smoke; at full, refused when the
-//   grid's total of that worst case, at the measured 5.8e8 units per core-second (work_rate), exceeds 30 minutes on
-//   2 cores: 2.9e12 units, 42 minutes at the default 1000 steps, so full is refused there and runs with
-//   steps <= 716 (the refusal names the limit). Not measured: a whole full run (the cores are shared this session).
-
+//   grid's total of that worst case, at the measured 5.8e8 units per core-second (work_rate, session 12), exceeds 30
+//   minutes on 2 cores: 3.3e12 units, 48 minutes at the default 1000 steps, so full is refused there and runs with
+//   steps <= 625 (the refusal names the limit). The worst case is not only theoretical: at N = 10, T = 1000, B = 128
+//   (1000 steps, 24 replicates; session 16, the ci limit lifted in a local build) SGD's pilots ran the whole 1000
+//   steps at every grid step from 2^-2 to 2^-12 (3 or 4 of the 4 runs each; the loss never went below its start at
+//   any of them), and the 6 larger steps blew up within 6 steps: the pilot term of the bound is nearly reached. At
+//   N = 20, T = 5000, B = 64 (same conditions) it is reached: both methods' pilots ran all 17 grid points (full length
+//   from 2^-4 down for the proximal method, 2^-3 for SGD; the loss never went below its start), 104 CPU-s of
+//   pilots, and the compared runs of both stepped down round after round (53 CPU-s per round of the three): with
+//   this step rule the full grid at 1000 steps costs about its worst case, and 30 minutes on 2 cores needs fewer
+//   steps (or another rule: a bisection of the grid would cut a method's 17 pilot sets to 5 when no step passes).
+// Measured (session 16, release flags, 2 cores shared with about 12 other processes, niced): ci cell 1.98 CPU-s
+//   (user + sys) against 2.88 before the shared draws (-31%), same verdict bits. At N = 10, T = 1000, B = 128 (24
+//   replicates, 1000 steps) a round of the three methods took 19.2 CPU-s where a single run took 0.50 (the full
+//   pilots): 53% of three separate runs, i.e. drawing the examples is about 70% of a run there; the bound above
+//   takes no credit for it. That whole cell: 78 CPU-s for 2.7e10 units (3.5e8 per CPU-s; a single run 2.9e8), below
+//   work_rate's 5.8e8: on this session's crowded cores the rate, and so the bound, is not an upper bound; work_rate
+//   is kept until a quiet measurement (session 12's was on a loaded machine too, at the largest cell). Not measured: a whole full run (the
+//   build and the cores were shared this session; the full budget is refused at 1000 steps anyway, above).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -136,10 +157,13 @@ struct Params : ParamSet {
   long long steps_at(const Budget& budget) const {
     return budget.level == BudgetLevel::smoke ? std::min<long long>(20, steps) : steps.value();
   }
-  /// The cell's largest cost: 3 methods x (1 + extra_halvings) x replicates plus every pilot of the grid.
+  /// The cell's largest cost: 3 methods x (1 + extra_halvings) x replicates, the lambda = 0 twin's discarded rounds
+  /// (extra_halvings x replicates: it rides along while the proximal step is not final), and every pilot of the grid.
+  /// Each model's run counts as a whole run although the runs of one round share the drawing of the examples.
   double cell_work(const Budget& budget, int N, int T_cell, long long B_cell) const {
-    const double runs = methods * static_cast<double>(extra_halvings + 1) * static_cast<double>(replicates(budget)) +
-                        2.0 * static_cast<double>(grid_top - grid_bottom + 1) * static_cast<double>(pilot_replicates);
+    const double runs =
+        (methods * static_cast<double>(extra_halvings + 1) + extra_halvings) * static_cast<double>(replicates(budget)) +
+        2.0 * static_cast<double>(grid_top - grid_bottom + 1) * static_cast<double>(pilot_replicates);
     return runs * static_cast<double>(steps_at(budget)) * static_cast<double>(B_cell) *
            (static_cast<double>(T_cell) + static_cast<double>(N) * N);
   }
@@ -167,7 +191,7 @@ struct Params : ParamSet {
     }
     const double work = cell_work(budget, vocabulary.N.as_int(), T.as_int(), B);
     if (work > work_max(budget)) {
-      throw ParamError("steps", fmt::format("this cell can need (3 x 4 x replicates + 2 x 17 x 4 pilots) x steps x B x "
+      throw ParamError("steps", fmt::format("this cell can need (15 x replicates + 2 x 17 x 4 pilots) x steps x B x "
                                             "(T + N^2) = {:.3g} sample-token units, more than the {} budget's limit "
                                             "{:.3g}; use fewer steps or a smaller B, T or N",
                                             work, to_string(budget.level), work_max(budget)));
@@ -500,46 +524,85 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
     return observe(instance, mc, model).alpha;
   }
 
-  static Trace run_method(const sim::scb::Instance& instance, const MeasurementConstants& mc,
-                          const sim::scb::Sampler& sampler, const Eigen::MatrixXd& q, Method method, double step,
-                          long long steps, long long B, double lambda,
-                          const std::vector<long long>& checkpoint_steps, sim::Rng rng) {
-    Trace trace;
-    sim::scb::LinearModel model = sim::scb::initial_model(instance);
-    sim::scb::SgdWorkspace workspace(instance.N(), instance.T);
-    trace.loss_start = sim::scb::population_loss(instance, model);
-    std::size_t next = 0;
-    auto record = [&] {
-      if (next > 0) trace.loss_best = std::min(trace.loss_best, sim::scb::population_loss(instance, model));
-      const Distances d = distances(instance, q, model);
+  /// One method at one step size (a pilot or a compared run).
+  struct Job {
+    Method method;
+    double step;
+  };
+
+  /// One run of every job on ONE generator: each step's B examples are drawn once and every job's model takes its
+  /// step on them (sim::scb::draw_shared_batch_gradients), so job i's trace is, bit for bit, the run of job i alone
+  /// from the same generator state (a job that blows up stops there; the others go on). The methods' runs of one
+  /// replicate draw the same examples by design, so sharing the draws changes no number and saves drawing them
+  /// once per method.
+  static std::vector<Trace> run_jobs(const sim::scb::Instance& instance, const MeasurementConstants& mc,
+                                     const sim::scb::Sampler& sampler, const Eigen::MatrixXd& q,
+                                     const std::vector<Job>& jobs, long long steps, long long B, double lambda,
+                                     const std::vector<long long>& checkpoint_steps, sim::Rng rng) {
+    const std::size_t n = jobs.size();
+    std::vector<Trace> traces(n);
+    std::vector<sim::scb::LinearModel> models(n, sim::scb::initial_model(instance));
+    std::vector<sim::scb::BatchGradient> sums(n, sim::scb::BatchGradient(instance.N(), instance.T));
+    std::array<sim::scb::Example, sim::scb::BatchGradient::kGroup> examples;
+    for (sim::scb::Example& example : examples) example.tokens.reserve(static_cast<std::size_t>(instance.T));
+    std::vector<std::size_t> next(n, 0), active;
+    auto record = [&](std::size_t i) {
+      Trace& trace = traces[i];
+      if (next[i] > 0) trace.loss_best = std::min(trace.loss_best, sim::scb::population_loss(instance, models[i]));
+      const Distances d = distances(instance, q, models[i]);
       trace.attention.push_back(d.attention);
       trace.value.push_back(d.value);
+      ++next[i];
     };
-    if (checkpoint_steps[next] == 0) record(), ++next;
-    const double threshold_lambda = method == Method::ablation ? 0.0 : lambda;
-    for (long long t = 1; t <= steps; ++t) {
-      if (method == Method::sgd) {
-        sim::scb::plain_sgd_step(model, sampler, B, step, step, rng, workspace);
-      } else if (trace.switch_step == 0) {
-        sim::scb::stage1_sgd_step(model, instance, sampler, B, step, step, rng, workspace);
-        if (alpha_hat(instance, mc, model) >= switch_alpha) trace.switch_step = t + 1;
-      } else {
-        sim::scb::stage2_prox_sgd_step(model, instance, sampler, B, step, step, threshold_lambda, rng, workspace);
-      }
-      trace.steps_done = t;
-      const double largest = std::max(model.V.cwiseAbs().maxCoeff(), model.A.cwiseAbs().maxCoeff());
-      if (!std::isfinite(largest) || largest > divergence_bound) {
-        trace.diverged = true;
-        return trace;
-      }
-      if (next < checkpoint_steps.size() && checkpoint_steps[next] == t) record(), ++next;
+    for (std::size_t i = 0; i < n; ++i) {
+      traces[i].loss_start = sim::scb::population_loss(instance, models[i]);
+      if (checkpoint_steps[0] == 0) record(i);
+      active.push_back(i);
     }
-    trace.loss_end = sim::scb::population_loss(instance, model);
-    trace.exact_zeros = (model.A.array() == 0.0).count();
-    trace.attention_abs_sum = model.A.cwiseAbs().sum();
-    trace.attention_sq_sum = model.A.squaredNorm();
-    trace.stream_check = rng();
-    return trace;
+    std::vector<const sim::scb::LinearModel*> active_models;
+    std::vector<sim::scb::BatchGradient*> active_sums;
+    for (long long t = 1; t <= steps && !active.empty(); ++t) {
+      active_models.clear(), active_sums.clear();
+      for (const std::size_t i : active) active_models.push_back(&models[i]), active_sums.push_back(&sums[i]);
+      sim::scb::draw_shared_batch_gradients(active_models, active_sums, sampler, B, rng, examples);
+      std::erase_if(active, [&](std::size_t i) {
+        sim::scb::LinearModel& model = models[i];
+        Trace& trace = traces[i];
+        const double step = jobs[i].step;
+        // The steps of sim::scb::plain_sgd_step, stage1_sgd_step and stage2_prox_sgd_step on the drawn batch.
+        if (jobs[i].method == Method::sgd) {
+          sim::scb::apply_gradient_step(model, Eigen::VectorXd(), sums[i], step, step,
+                                        {.precondition = false, .project = false});
+        } else {
+          sim::scb::apply_gradient_step(model, instance.mu, sums[i], step, step, {.precondition = true, .project = true});
+          if (trace.switch_step == 0) {
+            if (alpha_hat(instance, mc, model) >= switch_alpha) trace.switch_step = t + 1;
+          } else {
+            sim::scb::soft_threshold_attention(model, instance.mu, step,
+                                               jobs[i].method == Method::ablation ? 0.0 : lambda);
+          }
+        }
+        trace.steps_done = t;
+        const double largest = std::max(model.V.cwiseAbs().maxCoeff(), model.A.cwiseAbs().maxCoeff());
+        if (!std::isfinite(largest) || largest > divergence_bound) {
+          trace.diverged = true;
+          return true;
+        }
+        if (next[i] < checkpoint_steps.size() && checkpoint_steps[next[i]] == t) record(i);
+        return false;
+      });
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      Trace& trace = traces[i];
+      if (trace.diverged) continue;
+      trace.loss_end = sim::scb::population_loss(instance, models[i]);
+      trace.exact_zeros = (models[i].A.array() == 0.0).count();
+      trace.attention_abs_sum = models[i].A.cwiseAbs().sum();
+      trace.attention_sq_sum = models[i].A.squaredNorm();
+      sim::Rng after = rng;
+      trace.stream_check = after();
+    }
+    return traces;
   }
 
   Cell run_cell(const Params& p, const RunContext& context, int N, int T, long long B, double lambda_scale) const {
@@ -561,8 +624,7 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
     for (int i = 0; i <= checkpoints; ++i) c.checkpoint_steps.push_back(c.steps * i / checkpoints);
     c.checkpoint_steps.erase(std::unique(c.checkpoint_steps.begin(), c.checkpoint_steps.end()), c.checkpoint_steps.end());
     auto run = [&](Method method, double step, sim::Rng& rng) {
-      return run_method(instance, mc, sampler, q, method, step, c.steps, B, lambda, c.checkpoint_steps,
-                        rng);
+      return run_jobs(instance, mc, sampler, q, {{method, step}}, c.steps, B, lambda, c.checkpoint_steps, rng).front();
     };
     auto account = [&](const std::vector<Trace>& runs) {
       for (const Trace& t : runs) c.work += static_cast<double>(t.steps_done) * static_cast<double>(B) * (T + N * N);
@@ -591,35 +653,59 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
       loss_criterion_met = false;  // no step lowered the loss: the largest that does not blow up
       return largest_bounded;
     };
-    // The compared replicates: every method on the same stream "<cell>/runs" (replicate r's generator is the same
-    // for all, and the examples are drawn independently of the model). A compared run that diverges at the pilot's
-    // step lowers that method's step by one grid point, at most extra_halvings times.
-    auto compared = [&](Method method, double& step, bool step_down_on_loss) {
-      for (int halving = 0;; ++halving) {
-        auto runs = sim::run_replicates(replicate_options(context, name + "/runs", Params::replicates(context.budget)),
-                                        [&](std::size_t, sim::Rng& rng) { return run(method, step, rng); });
-        account(runs);
-        const bool blew_up = std::any_of(runs.begin(), runs.end(), [](const Trace& t) { return t.diverged; });
-        if (!blew_up && (!step_down_on_loss || !loss_rose(runs))) return runs;
-        if (halving == extra_halvings) {
-          // Their loss still never went down (reported): the method does not train at this cell on this grid.
-          if (!blew_up) return runs;
-          throw std::runtime_error(fmt::format("{}: compared runs of the {} method still blow up at step {:g}", name,
-                                               method_name(method), step));
-        }
-        step /= 2;
-      }
-    };
     const auto prox = static_cast<std::size_t>(Method::proximal);
     const auto abl = static_cast<std::size_t>(Method::ablation);
     const auto sgd = static_cast<std::size_t>(Method::sgd);
     c.step[prox] = pick_step(Method::proximal, c.loss_criterion_met[prox]);
     c.step[sgd] = pick_step(Method::sgd, c.loss_criterion_met[sgd]);
     c.loss_criterion_met[abl] = c.loss_criterion_met[prox];
-    c.runs[prox] = compared(Method::proximal, c.step[prox], true);
+    // The compared replicates: every method on the same stream "<cell>/runs" (replicate r's generator is the same
+    // for all, and the examples are drawn independently of the model). A compared run that diverges at the pilot's
+    // step lowers that method's step by one grid point, at most extra_halvings times; the proximal method and SGD
+    // also when their loss never went down; the lambda = 0 twin runs at the proximal method's final step, lowered
+    // only if it blows up. The methods still to settle run together (run_jobs: one draw of the examples for all);
+    // the twin rides along at the proximal method's current step, and its runs count only from the round in which
+    // that step is final (before, they are discarded, and not counted in the cell's work). Errors in the order of
+    // the methods, as if they ran one after the other.
     c.step[abl] = c.step[prox];
-    c.runs[abl] = compared(Method::ablation, c.step[abl], false);  // the twin: lowered only if it blows up
-    c.runs[sgd] = compared(Method::sgd, c.step[sgd], true);
+    int halvings[methods] = {0, 0, 0};
+    bool done[methods] = {false, false, false};
+    std::string failure[methods];
+    const std::size_t R = Params::replicates(context.budget);
+    while (!(done[prox] && done[abl] && done[sgd])) {
+      std::vector<Job> jobs;
+      std::vector<std::size_t> which;
+      for (const std::size_t i : {prox, abl, sgd}) {
+        if (!done[i] && failure[i].empty()) jobs.push_back({static_cast<Method>(i), c.step[i]}), which.push_back(i);
+      }
+      const auto replicates = sim::run_replicates(
+          replicate_options(context, name + "/runs", R), [&](std::size_t, sim::Rng& rng) {
+            return run_jobs(instance, mc, sampler, q, jobs, c.steps, B, lambda, c.checkpoint_steps, rng);
+          });
+      for (std::size_t j = 0; j < which.size(); ++j) {
+        const std::size_t i = which[j];
+        if (i == abl && !done[prox]) continue;  // the proximal step is not final: the twin's runs are discarded
+        std::vector<Trace> runs;
+        for (const std::vector<Trace>& traces : replicates) runs.push_back(traces[j]);
+        account(runs);
+        const bool blew_up = std::any_of(runs.begin(), runs.end(), [](const Trace& t) { return t.diverged; });
+        if ((!blew_up && (i == abl || !loss_rose(runs))) || (!blew_up && halvings[i] == extra_halvings)) {
+          // Accepted; at the last step-down a method whose loss still never went down is kept (reported: it does
+          // not train at this cell on this grid).
+          c.runs[i] = std::move(runs);
+          done[i] = true;
+        } else if (halvings[i] == extra_halvings) {
+          failure[i] = fmt::format("{}: compared runs of the {} method still blow up at step {:g}", name,
+                                   method_name(static_cast<Method>(i)), c.step[i]);
+        } else {
+          c.step[i] /= 2, ++halvings[i];
+          if (i == prox) c.step[abl] = c.step[prox];
+        }
+      }
+      if (!failure[prox].empty()) throw std::runtime_error(failure[prox]);
+      if (done[prox] && !failure[abl].empty()) throw std::runtime_error(failure[abl]);
+      if (done[prox] && done[abl] && !failure[sgd].empty()) throw std::runtime_error(failure[sgd]);
+    }
     return c;
   }
 

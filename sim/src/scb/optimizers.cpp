@@ -20,7 +20,34 @@ void check_rates(const char* where, double eta, double eta_A) {
   if (!std::isfinite(eta_A) || eta_A < 0.0) throw_invalid_argument(where, "eta_A must be finite and >= 0", eta_A);
 }
 
-void soft_threshold(LinearModel& model, const Eigen::VectorXd& mu, double eta_A, double lambda) {
+/// Draws B examples in groups of BatchGradient::kGroup and adds each model's per-sample gradients to its sums
+/// (shapes checked by the callers).
+void draw_and_accumulate(std::span<const LinearModel* const> models, std::span<BatchGradient* const> sums,
+                         const Sampler& sampler, long long B, Rng& rng,
+                         std::array<Example, BatchGradient::kGroup>& examples) {
+  for (BatchGradient* s : sums) s->clear();
+  constexpr auto group = static_cast<long long>(BatchGradient::kGroup);
+  for (long long first = 0; first < B; first += group) {
+    const auto size = static_cast<std::size_t>(std::min(group, B - first));
+    for (std::size_t j = 0; j < size; ++j) sampler.sample_into(examples[j], rng);
+    const std::span<const Example> drawn(examples.data(), size);
+    for (std::size_t i = 0; i < models.size(); ++i) accumulate_gradients(*models[i], drawn, *sums[i]);
+  }
+}
+
+void check_shapes(const char* where, const LinearModel& model, const BatchGradient& sums, const Sampler& sampler) {
+  const Eigen::Index n = sampler.N();
+  if (model.V.rows() != n || model.V.cols() != n || model.A.rows() != sampler.T() || model.A.cols() != n) {
+    throw_invalid_argument(where, "model shapes (V N x N, A T x N) must match the sampler's instance");
+  }
+  if (sums.V.rows() != n || sums.A.rows() != sampler.T()) {
+    throw_invalid_argument(where, "workspace shapes must match the sampler's instance");
+  }
+}
+
+}  // namespace
+
+void soft_threshold_attention(LinearModel& model, const Eigen::VectorXd& mu, double eta_A, double lambda) {
   for (Eigen::Index k = 0; k < model.A.cols(); ++k) {
     const double threshold = eta_A * lambda / mu(k);
     double* a = model.A.col(k).data();
@@ -30,27 +57,25 @@ void soft_threshold(LinearModel& model, const Eigen::VectorXd& mu, double eta_A,
   }
 }
 
-}  // namespace
-
 double draw_batch_gradient(const LinearModel& model, const Sampler& sampler, long long B, Rng& rng,
                            SgdWorkspace& workspace) {
   constexpr const char* where = "scb::draw_batch_gradient";
   if (B < 1) throw_invalid_argument(where, "batch size B must be >= 1", static_cast<double>(B));
-  const Eigen::Index n = sampler.N();
-  if (model.V.rows() != n || model.V.cols() != n || model.A.rows() != sampler.T() || model.A.cols() != n) {
-    throw_invalid_argument(where, "model shapes (V N x N, A T x N) must match the sampler's instance");
-  }
-  if (workspace.sums.V.rows() != n || workspace.sums.A.rows() != sampler.T()) {
-    throw_invalid_argument(where, "workspace shapes must match the sampler's instance");
-  }
-  workspace.sums.clear();
-  constexpr auto group = static_cast<long long>(BatchGradient::kGroup);
-  for (long long first = 0; first < B; first += group) {
-    const auto size = static_cast<std::size_t>(std::min(group, B - first));
-    for (std::size_t i = 0; i < size; ++i) sampler.sample_into(workspace.examples[i], rng);
-    accumulate_gradients(model, std::span<const Example>(workspace.examples.data(), size), workspace.sums);
-  }
+  check_shapes(where, model, workspace.sums, sampler);
+  const LinearModel* const models[] = {&model};
+  BatchGradient* const sums[] = {&workspace.sums};
+  draw_and_accumulate(models, sums, sampler, B, rng, workspace.examples);
   return workspace.sums.loss_sum / static_cast<double>(B);
+}
+
+void draw_shared_batch_gradients(std::span<const LinearModel* const> models, std::span<BatchGradient* const> sums,
+                                 const Sampler& sampler, long long B, Rng& rng,
+                                 std::array<Example, BatchGradient::kGroup>& examples) {
+  constexpr const char* where = "scb::draw_shared_batch_gradients";
+  if (B < 1) throw_invalid_argument(where, "batch size B must be >= 1", static_cast<double>(B));
+  if (models.size() != sums.size()) throw_invalid_argument(where, "one gradient sum per model");
+  for (std::size_t i = 0; i < models.size(); ++i) check_shapes(where, *models[i], *sums[i], sampler);
+  draw_and_accumulate(models, sums, sampler, B, rng, examples);
 }
 
 void apply_gradient_step(LinearModel& model, const Eigen::VectorXd& mu, const BatchGradient& sums, double eta,
@@ -90,7 +115,7 @@ double stage2_prox_sgd_step(LinearModel& model, const Instance& instance, const 
     throw_invalid_argument("scb::stage2_prox_sgd_step", "lambda must be finite and >= 0", lambda);
   }
   const double loss = stage1_sgd_step(model, instance, sampler, B, eta, eta_A, rng, workspace);
-  soft_threshold(model, instance.mu, eta_A, lambda);
+  soft_threshold_attention(model, instance.mu, eta_A, lambda);
   return loss;
 }
 

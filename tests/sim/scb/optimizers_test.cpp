@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 namespace dyncheck::sim::scb {
 namespace {
@@ -94,6 +97,35 @@ TEST(SimScbOptimizers, PlainSgdIsTheRawGradientStep) {
   draw_batch_gradient(before, sampler, 4, replay, check);
   EXPECT_LT((model.V - (before.V - 0.1 / 4 * check.sums.V)).lpNorm<Eigen::Infinity>(), 1e-15);
   EXPECT_LT((model.A - (before.A - 0.2 / 4 * check.sums.A)).lpNorm<Eigen::Infinity>(), 1e-15);
+}
+
+TEST(SimScbOptimizers, SharedBatchGivesEachModelItsOwnSumsBitForBit) {
+  // Three different models on one draw of the examples (B = 7: a partial last group) get, bit for bit, the sums
+  // and the generator state that draw_batch_gradient gives each of them alone from the same state.
+  const Instance instance = test_instance(11, 5, 40, 3);
+  const Sampler sampler(instance);
+  std::vector<LinearModel> models(3, initial_model(instance));
+  models[1].A.col(2)(7) += 0.3;
+  models[2].V(1, 4) -= 0.2;
+  std::vector<BatchGradient> sums(3, BatchGradient(5, 40));
+  const LinearModel* const model_ptrs[] = {&models[0], &models[1], &models[2]};
+  BatchGradient* const sum_ptrs[] = {&sums[0], &sums[1], &sums[2]};
+  std::array<Example, BatchGradient::kGroup> examples;
+  Rng shared(12);
+  draw_shared_batch_gradients(model_ptrs, sum_ptrs, sampler, 7, shared, examples);
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    Rng alone(12);
+    SgdWorkspace workspace(5, 40);
+    draw_batch_gradient(models[i], sampler, 7, alone, workspace);
+    EXPECT_EQ(sums[i].V, workspace.sums.V);
+    EXPECT_EQ(sums[i].A, workspace.sums.A);
+    EXPECT_EQ(sums[i].loss_sum, workspace.sums.loss_sum);
+    EXPECT_EQ(sums[i].touched, workspace.sums.touched);
+    Rng after = shared;
+    EXPECT_EQ(after(), alone());
+  }
+  BatchGradient* const too_few[] = {&sums[0]};
+  EXPECT_THROW(draw_shared_batch_gradients(model_ptrs, too_few, sampler, 7, shared, examples), std::invalid_argument);
 }
 
 TEST(SimScbOptimizers, SameSeedSameTrajectory) {

@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 #include <array>
+#include <span>
 
 #include "dyncheck/sim/random/rng.hpp"
 #include "dyncheck/sim/scb/instance.hpp"
@@ -32,6 +33,19 @@ struct SgdWorkspace {
 double draw_batch_gradient(const LinearModel& model, const Sampler& sampler, long long B, Rng& rng,
                            SgdWorkspace& workspace);
 
+/**
+ * draw_batch_gradient for several models on ONE batch: the B examples are drawn once (the same
+ * draws, in the same groups of BatchGradient::kGroup, as draw_batch_gradient makes) and each
+ * model's per-sample gradients are summed into sums[i] (cleared first), so sums[i] is, bit for bit,
+ * what draw_batch_gradient(*models[i], ...) leaves from the same generator state. For runs that share
+ * a sample stream (paired comparisons of optimizers), the examples are drawn once instead of once
+ * per run. Throws std::invalid_argument for B < 1, models.size() != sums.size() or shapes that do
+ * not match the sampler.
+ */
+void draw_shared_batch_gradients(std::span<const LinearModel* const> models, std::span<BatchGradient* const> sums,
+                                 const Sampler& sampler, long long B, Rng& rng,
+                                 std::array<Example, BatchGradient::kGroup>& examples);
+
 /// How apply_gradient_step turns gradient sums into a step.
 struct UpdateRule {
   bool precondition = true;  ///< V: right-multiply by D⁻¹; a_k: divide by μ_k (§3 stage 1)
@@ -57,6 +71,10 @@ double stage1_sgd_step(LinearModel& model, const Instance& instance, const Sampl
                        double eta, double eta_A, Rng& rng, SgdWorkspace& workspace);
 double stage1_sgd_step(LinearModel& model, const Instance& instance, const Sampler& sampler, long long B,
                        double eta, double eta_A, Rng& rng);
+
+/// The ℓ1 proximal step of stage 2 alone, \f$a_{k,t} \leftarrow \mathrm{sign}(a_{k,t})\max(|a_{k,t}| -
+/// \eta_A\lambda/\mu_k, 0)\f$ on every entry of A (O(TN)).
+void soft_threshold_attention(LinearModel& model, const Eigen::VectorXd& mu, double eta_A, double lambda);
 
 /**
  * Stage 2 (specs/scb.md §3, [reconstructed]): the stage-1 step, then the ℓ1 proximal step

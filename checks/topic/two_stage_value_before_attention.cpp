@@ -31,6 +31,10 @@
 //     init 0.005, lr 150: t_A > 1200; T = v = 8, alpha = 0.05, p_c = 0.15, p_r = 0.05, p_m = 0.25, init 0.02,
 //     lr 250: E_hat overflows at step 200 (t_A ~ 150). So the SGD half is claimed at the figure setting,
 //     across seeds and step sizes, and the Adam half over the declared neighbourhood.
+//   At ci (session 16, the claim linked into a one-claim driver, not yet through dyncheck): seeds 1, 2 at sgd_lr 150:
+//     SGD t_V = 210, t_A = 470-480; seed 3 at 120: 260 / 590-610; seed 4 at 180: 170-180 / 400-420; PASS (the Adam
+//     runs and the gradient ratio bit-identical to before); mutants FAIL (margins 33, 4.2e4, 1.4e4). Added cost
+//     ~2.3 CPU s (3.2-3.7 -> 5.7-6.1 s for the claim and its mutants, machine load ~12).
 // Tolerance:
 //   ordering: numerical = 10 steps (both times are read every 10 steps); no statistical term (a per-run
 //     statement, checked in every run); resolution 20 steps;

@@ -1,7 +1,7 @@
 #pragma once
-// The Adam experiment shared by the topic claims that train the attention jointly from a small initialisation
-// (topic.two_stage_value_before_attention: W^K, W^Q, W^V, squared loss; topic.everything_free_block_pattern: every
-// parameter, CE), and the block contrast both read off a learned matrix.
+// The training experiment shared by the topic claims that train the attention jointly from a small initialisation
+// (topic.two_stage_value_before_attention: W^K, W^Q, W^V, squared loss under Adam and CE under plain SGD;
+// topic.everything_free_block_pattern: every parameter, CE, Adam), and the block contrast both read off a learned matrix.
 
 #include <Eigen/Core>
 
@@ -51,16 +51,19 @@ inline sim::topic::Structure attention_structure(int V, sim::topic::Loss loss) {
   return s;
 }
 
+enum class Optimizer { adam, sgd };
+
 struct AdamRunSetup {
   sim::topic::DocumentLaw law;
   sim::topic::MaskingLaw masking;
   sim::topic::Structure structure;
+  Optimizer optimizer = Optimizer::adam;  ///< sgd: plain SGD (sim::topic::Sgd) with the same lr field
   double lr = 1e-3;
   double init = 0.01;  ///< the initialised matrices are init x N(0, 1) entrywise
   long long batch = 40, steps = 300;
 };
 
-/// One Adam run on its stream `rng`: the matrices `initialised` (in this order; the rest as Parameters::zeros) drawn
+/// One Adam (or plain SGD: setup.optimizer) run on its stream `rng`: the matrices `initialised` (in this order; the rest as Parameters::zeros) drawn
 /// init x N(0, 1), then K steps, each on a fresh batch of B sampled and masked documents. `before_step(k, params,
 /// docs)` sees each batch before its step, `after_step(k, params)` the iterate after it. Returns the final parameters.
 template <class Before, class After>
@@ -80,6 +83,8 @@ sim::topic::Parameters run_adam(const AdamRunSetup& setup, std::initializer_list
   std::vector<double> theta;
   st::Adam adam;
   adam.lr = setup.lr;
+  st::Sgd sgd;
+  sgd.lr = setup.lr;
   st::Workspace workspace;  // reused every step (no per-step allocation)
   st::Evaluation e;
   for (long long k = 1; k <= setup.steps; ++k) {
@@ -89,7 +94,11 @@ sim::topic::Parameters run_adam(const AdamRunSetup& setup, std::initializer_list
     }
     before_step(k, static_cast<const st::Parameters&>(params), static_cast<const std::vector<st::MaskedDocument>&>(docs));
     st::evaluate(s, params, docs, {}, true, workspace, e);
-    adam.step(s, params, e.gradient);
+    if (setup.optimizer == Optimizer::sgd) {
+      sgd.step(s, params, e.gradient);
+    } else {
+      adam.step(s, params, e.gradient);
+    }
     after_step(k, static_cast<const st::Parameters&>(params));
   }
   return params;

@@ -231,6 +231,17 @@ class Stage2FiniteNLoss final : public ClaimShape<Params<L>, Settings<L>, Measur
     const st::Parameters one = parameters(1.0), star = parameters(p.E_star());
     const double selected = expected_selected(p.lengths.N_min, p.lengths.N_max, p.masking.p_m);
     const std::size_t M = P::documents(context.budget);
+    // `count` documents sampled and masked from one stream (the pilot and every replicate draw the same way).
+    auto draw_documents = [&](std::size_t count, sim::Rng& rng) {
+      std::vector<st::MaskedDocument> docs(count);
+      std::vector<int> words;
+      std::vector<double> theta;
+      for (auto& d : docs) {
+        st::sample_document(law, rng, words, theta);
+        st::mask_document(masking, V, words, rng, d);
+      }
+      return docs;
+    };
     // The control variate's coefficient beta (per E): (sum l - beta #tokens) / (M E[#selected]) + beta is unbiased for
     // any beta fixed before the replicate's documents are drawn, and its variance is smallest near beta = the per-token
     // loss itself. Squared loss: beta = 1 (the loss at uniform output; the loss is ~0.96: near-optimal). CE: the loss
@@ -241,13 +252,7 @@ class Stage2FiniteNLoss final : public ClaimShape<Params<L>, Settings<L>, Measur
     double beta[2] = {1.0, 1.0};
     if constexpr (P::ce) {
       const auto pilot = sim::run_replicates(replicate_options(context, "pilot", 1), [&](std::size_t, sim::Rng& rng) {
-        std::vector<st::MaskedDocument> docs(P::pilot_documents(context.budget));
-        std::vector<int> words;
-        std::vector<double> theta;
-        for (auto& d : docs) {
-          st::sample_document(law, rng, words, theta);
-          st::mask_document(masking, V, words, rng, d);
-        }
+        const std::vector<st::MaskedDocument> docs = draw_documents(P::pilot_documents(context.budget), rng);
         const st::Evaluation a = st::evaluate(s, one, docs, {selected}, false), b = st::evaluate(s, star, docs, {selected}, false);
         return std::pair<double, double>{a.token_loss_sum / static_cast<double>(a.tokens),
                                          b.token_loss_sum / static_cast<double>(b.tokens)};
@@ -257,13 +262,7 @@ class Stage2FiniteNLoss final : public ClaimShape<Params<L>, Settings<L>, Measur
     }
     const auto results = sim::run_replicates(replicate_options(context, "documents", P::replicates(context.budget)),
                                              [&](std::size_t, sim::Rng& rng) {
-                                               std::vector<st::MaskedDocument> docs(M);
-                                               std::vector<int> words;
-                                               std::vector<double> theta;
-                                               for (auto& d : docs) {
-                                                 st::sample_document(law, rng, words, theta);
-                                                 st::mask_document(masking, V, words, rng, d);
-                                               }
+                                               const std::vector<st::MaskedDocument> docs = draw_documents(M, rng);
                                                // Control variate: the token count, whose mean M E[#selected] is
                                                // known: (sum l - beta #tokens) / (M E[#selected]) + beta is unbiased too.
                                                auto estimate = [&](const st::Parameters& q, double b) {

@@ -82,11 +82,13 @@
 //   the defaults included, it is the claim itself, so it declares the point where it must FAIL
 //   (checks/mutant_points.hpp): N = n = d = 4, spec E-A3's reference point below Nn (5/40 Gaussian successes there).
 //   Gaussian successes of 40 at ci (2000 Armijo steps, N = n = 4, master seed): d = 2: 31, 3: 14, 4: 5, 5: 27,
-//   6: 35, 8: 39; seeds 1 and 2: d = 3: 13, 18; d = 4: 5, 4; d = 5: 25, 30. The level fails near d^2 = Nn (W^Q's d^2
+//   6: 35, 8: 39; seeds 1 and 2: d = 2: 30, 27; d = 3: 13, 18; d = 4: 5, 4; d = 5: 25, 30. The level fails near d^2 = Nn (W^Q's d^2
 //   parameters against the Nn targets), not below d = Nn as such: d = 2 (4 parameters) and d >= 6 succeed at or
 //   near the level, d = 8 < Nn at 39/40 (spec: 40/40, "d >= Nn is sufficient, not necessary"). Comparison 3 against
 //   the level 0.8 (Clopper-Pearson upper bound one-sided at 2.5e-6, 40 runs): margin (0.8 - x/40)/(upper - x/40) =
-//   1.9-2.0 at d = 4 (x = 4, 5), 1.03-1.31 at d = 3 (x = 18, 14, 13), 0.24-0.63 at d = 5, 0.13 at d = 2.
+//   1.9-2.0 at d = 4 (x = 4, 5), 1.03-1.31 at d = 3 (x = 18, 14, 13), 0.24-0.63 at d = 5, 0.13-0.49 at d = 2;
+//   the mutant's margin (comparison 2 on the certified instances included) at d = 3: 1.29, 1.37, 1.06, at d = 4:
+//   1.98, 1.91, 2.03 (master seed, seeds 1, 2; the family's report sweep). Its ctest at N = n = d = 4: FAIL, 2.3 s.
 
 #include <fmt/format.h>
 

@@ -44,7 +44,29 @@ void register_family_kernels(Registry& registry) {
         "lambda_max 40 to 72; T = 14650 after one rejected draw, 2834, 2273 steps); nearly uniform attention (s_QK = "
         "0.25: lambda_min 6e-5) and saturated softmax (s_QK = 4: lambda_min 1e-10, lambda_max 101) leave none of 64 "
         "draws within the cap, and the claim says INCONCLUSIVE: the hypothesis lambda_V > 0 holds, but not in the "
-        "quantitative form a finite run can resolve. Every d draws a new instance, so d is not in the grid."}}});
+        "quantitative form a finite run can resolve. Every d draws a new instance, so d is not in the grid."},
+       {"kernels.q_only_separation",
+        {"d=2,3,4,5,6,8,12,16,24"},
+        {},
+        "A-T3 promises Gaussian W^Q-only convergence for d >= Nn (here Nn = 16); the claim checks the calibrated "
+        "success level 0.8 only there and, below, only that the Gaussian kernel succeeds at least as often as softmax. "
+        "The grid runs d from 2 to 24 across Nn. The claim never FAILs (ci, master seed 20261122: PASS at d = 5 and "
+        "from 8 on; INCONCLUSIVE at d = 2, 3, 4, 6, where no softmax run ends close enough to its convex-hull floor for "
+        "comparison 1 to resolve a floor 1e-3 LB too high); its gap / noise is 0 throughout (no bias allowance to drop). Gaussian "
+        "successes of 40: 31, 14, 5, 27, 35, 39 at d = 2, 3, 4, 5, 6, 8, and 39-40 from 12 on. The next sweep reads "
+        "the level beyond the hypothesis."},
+       {"kernels.q_only_separation",
+        {"d=2,3,4,5,6,8,12,16,24"},
+        {},
+        "The same grid with A-T3's conclusion read without its hypothesis: the mutant level_for_every_d claims the "
+        "calibrated level at every d. Its margin passes 1 only where d^2, the number of W^Q's parameters, is near the Nn "
+        "= 16 targets: ci, master seed: 0.16 (d = 2), 1.29 (FAIL, d = 3), 1.98 (FAIL, d = 4), 0.51 (d = 5), 0 from d = 6 "
+        "on (seeds 1 and 2: 0.24 and 0.49, 1.37 and 1.06, 1.91 and 2.03, 0.66 and 0.36, 0). What breaks is Gaussian "
+        "GD's convergence near d^2 = Nn (5 of 40 runs succeed at d = 4, spec E-A3: 5/40), not the level below d = Nn "
+        "as such: with d = 2 (4 parameters) 31 of 40 runs succeed, and d = 8 < Nn succeeds as often as d >= Nn (39/40; "
+        "the hypothesis d >= Nn is sufficient, not necessary). At d >= Nn the mutant is the claim itself "
+        "(INCONCLUSIVE: nothing tells it from the claim there). Cost at ci: ~12 CPU-s for each of the two sweeps.",
+        "level_for_every_d"}}});
   kernels::register_claims(registry);
 }
 

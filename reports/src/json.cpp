@@ -1,5 +1,7 @@
 #include "dyncheck/reports/json.hpp"
 
+#include "dyncheck/checks/mutant_points.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -81,6 +83,16 @@ nlohmann::json to_json(const checks::ClaimInfo& info) {
         {"name", mutant.name}, {"description", mutant.description}, {"changes_experiment", mutant.changes_experiment}};
     // Written only when it is not the default (ci), so that other claims' golden files do not change.
     if (mutant.resolves_at != checks::BudgetLevel::ci) entry["resolves_at"] = std::string(checks::to_string(mutant.resolves_at));
+    // Likewise only when declared (a mutant that drops a hypothesis of the claim: the point where it must FAIL).
+    if (const checks::ParamPoint declared = checks::hypothesis_mutant_point(info.id, mutant.name); !declared.empty()) {
+      nlohmann::json point = nlohmann::json::object();
+      for (const auto& [name, value] : declared) {
+        // integers as integers, so that ctest can pass the text back as --param name=value
+        if (value == std::floor(value) && std::fabs(value) < 1e15) point[name] = static_cast<long long>(value);
+        else point[name] = value;
+      }
+      entry["fails_at_params"] = std::move(point);
+    }
     mutants.push_back(std::move(entry));
   }
   nlohmann::json json = {{"id", info.id},

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "dyncheck/checks/mutant_points.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -36,6 +38,15 @@ std::string escape_cell(std::string text) {
     if (c == '|') out += "\\|";
     else if (c == '\n') out += ' ';
     else out += c;
+  }
+  return out;
+}
+
+/// "N = 4, d = 4": the point where a mutant that drops a hypothesis of its claim must FAIL (checks/mutant_points.hpp).
+std::string failing_point(const std::string& claim_id, const std::string& mutant) {
+  std::string out;
+  for (const auto& [name, value] : checks::hypothesis_mutant_point(claim_id, mutant)) {
+    out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", name, value);
   }
   return out;
 }
@@ -127,8 +138,12 @@ void claim_section(std::string& out, const ClaimReport& claim) {
                          checks::to_string(mutant.outcome), short_number(mutant.margin()),
                          mutant_caught(mutant) ? "yes"
                          : must_fail           ? "**no**"
-                                               : fmt::format("not decided at `{}`: resolves at `{}` only", mutant.budget,
-                                                             checks::to_string(info.mutants[m].resolves_at)));
+                         : !checks::at_failing_point(info.id, mutant.mutant, mutant.params)
+                             ? fmt::format("not here: it drops a hypothesis of the claim, so it is the claim itself where "
+                                           "the hypothesis holds; it FAILs beyond it, at {}",
+                                           failing_point(info.id, mutant.mutant))
+                             : fmt::format("not decided at `{}`: resolves at `{}` only", mutant.budget,
+                                           checks::to_string(info.mutants[m].resolves_at)));
     }
   }
   if (!verdict.plots.empty()) {

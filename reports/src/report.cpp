@@ -1,5 +1,7 @@
 #include "dyncheck/reports/report.hpp"
 
+#include "dyncheck/checks/mutant_points.hpp"
+
 namespace dyncheck::reports {
 
 std::string plot_path(const std::string& claim_id, const std::string& plot_name) {
@@ -12,6 +14,9 @@ bool mutant_must_fail(const checks::MutantInfo& mutant, const checks::Verdict& m
   // A mutant of the default kind (resolves_at ci) is flagged when not caught at any budget, smoke included,
   // as before resolves_at existed; one declared to resolve only at full is excused below full. A verdict
   // that records no budget (built by hand, e.g. in tests) is held to the strict rule.
+  // A mutant that drops a hypothesis of the claim (checks/mutant_points.hpp) is the claim itself wherever the
+  // hypothesis holds: it must FAIL only at its declared point.
+  if (!checks::at_failing_point(mutant_verdict.claim_id, mutant.name, mutant_verdict.params)) return false;
   if (mutant.resolves_at <= checks::BudgetLevel::ci || mutant_verdict.budget.empty()) return true;
   return checks::must_fail_at(mutant, checks::parse_budget(mutant_verdict.budget));
 }

@@ -16,7 +16,9 @@
 //     draws as points; more than half of a claim's draws refused is reported, since the fuzz then
 //     says little about that claim), or
 //   - the claim's own verdict is PASS, or INCONCLUSIVE (its undecided comparison is printed), and
-//     every mutant that resolves (is not INCONCLUSIVE) is FAIL.
+//     every mutant that resolves (is not INCONCLUSIVE) is FAIL; a mutant that drops a hypothesis of the claim
+//     (checks/mutant_points.hpp) may PASS away from its declared point (it is the claim itself where the
+//     hypothesis holds; its ctest runs it at the declared point).
 // A claim whose external input is missing (ERROR "input unavailable: ...", e.g. no Brown corpus) is
 // printed as skipped with the reason; a mutant declared to resolve only at a larger budget than the
 // point's (MutantInfo::resolves_at) may PASS there.
@@ -57,6 +59,7 @@
 #include <string>
 #include <vector>
 
+#include "dyncheck/checks/mutant_points.hpp"
 #include "dyncheck/checks/registry.hpp"
 #include "dyncheck/checks/runner.hpp"
 #include "dyncheck/sim/random/rng.hpp"
@@ -243,6 +246,13 @@ Point draw_point(const checks::Claim& claim, std::uint64_t fuzz_seed, std::size_
     point.overrides.emplace_back(spec.name, text);
   }
   return point;
+}
+
+/// The point's overrides as numbers (a declared hypothesis-mutant point compares values).
+std::vector<std::pair<std::string, double>> point_values(const Point& point) {
+  std::vector<std::pair<std::string, double>> values;
+  for (const auto& [name, text] : point.overrides) values.emplace_back(name, std::stod(text));
+  return values;
 }
 
 std::string command_line(const std::string& id, const std::string& budget, const Point& point,
@@ -518,6 +528,10 @@ int main(int argc, char** argv) {
           } else if (variant.outcome == "PASS" && info != declared.end() && info->resolves_at > checks::BudgetLevel::ci &&
                      !checks::must_fail_at(*info, options.budget.level)) {
             fmt::print("  {} PASS: declared to resolve only at {}\n", label, checks::to_string(info->resolves_at));
+          } else if (variant.outcome == "PASS" && !checks::hypothesis_mutant_point(id, variant.variant).empty() &&
+                     !checks::at_failing_point(id, variant.variant, point_values(point))) {
+            fmt::print("  {} PASS: it drops a hypothesis of the claim and is declared to FAIL only at its own point\n",
+                       label);
           } else if (variant.outcome == "INCONCLUSIVE") {
             fmt::print("  {} INCONCLUSIVE (does not resolve here): {}\n", label, variant.detail);
           } else if (variant.outcome == "ERROR" && claim_errored) {

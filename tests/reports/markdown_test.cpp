@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "dyncheck/checks/mutant_points.hpp"
+
 namespace dyncheck::reports {
 namespace {
 
@@ -53,6 +55,25 @@ TEST(Markdown, MutantThatPassesIsFlaggedAsNotCaught) {
   const std::string text = to_markdown(one_claim_report(checks::Outcome::pass));
   EXPECT_NE(text.find("| `wrong` | a wrong constant | PASS | 0 | **no** |"), std::string::npos) << text;
   EXPECT_NE(text.find("| 0/1 |"), std::string::npos);
+}
+
+TEST(Markdown, MutantThatDropsAHypothesisMustFailOnlyAtItsDeclaredPoint) {
+  // checks/mutant_points.hpp: the claim itself where the hypothesis holds; it must FAIL at its own point only (a claim
+  // id of its own, so that the other tests' mutant stays of the default kind)
+  Report report = one_claim_report(checks::Outcome::pass);
+  report.claims.front().info.id = "fam.hypothesis_claim";
+  checks::declare_hypothesis_mutant("fam.hypothesis_claim", "wrong", {{"d", 4}});
+  report.claims.front().mutants.front().claim_id = "fam.hypothesis_claim";
+  report.claims.front().mutants.front().budget = "ci";
+  report.claims.front().mutants.front().params = {{"d", 16}};
+  std::string text = to_markdown(report);
+  EXPECT_NE(text.find("| `wrong` | a wrong constant | PASS | 0 | not here: it drops a hypothesis of the claim, so it is "
+                      "the claim itself where the hypothesis holds; it FAILs beyond it, at d = 4 |"),
+            std::string::npos)
+      << text;
+  report.claims.front().mutants.front().params = {{"d", 4}};
+  text = to_markdown(report);
+  EXPECT_NE(text.find("| `wrong` | a wrong constant | PASS | 0 | **no** |"), std::string::npos) << text;
 }
 
 TEST(Markdown, ClaimsAreGroupedIntoOneSectionPerFamilyInRegistrationOrder) {

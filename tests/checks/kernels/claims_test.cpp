@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "dyncheck/checks/mutant_points.hpp"
 #include "dyncheck/checks/registry.hpp"
 #include "dyncheck/checks/runner.hpp"
 
@@ -67,6 +68,29 @@ TEST(ChecksKernels, ClaimsReportTheA3ConditionsOfTheirInstance) {
       EXPECT_TRUE(found) << id << " d = " << d;
     }
   }
+}
+
+// kernels.q_only_separation's level_for_every_d drops A-T3's hypothesis d >= Nn, so it is the claim itself at the
+// defaults (d = Nn = 16); it declares its point beyond the hypothesis, where its ctest requires FAIL at ci
+// (tests/claims/CMakeLists.txt). The point must lie beyond the hypothesis and be one the claim accepts at ci.
+TEST(ChecksKernels, HypothesisDroppingMutantDeclaresAnAffordablePointBeyondTheHypothesis) {
+  const Claim* claim = registry().find("kernels.q_only_separation");
+  ASSERT_NE(claim, nullptr);
+  bool listed = false;
+  for (const MutantInfo& m : claim->info().mutants) listed = listed || m.name == "level_for_every_d";
+  ASSERT_TRUE(listed);
+  std::vector<ParamOverride> overrides;
+  double N = 0, n = 0, d = 0;
+  for (const auto& [name, value] : hypothesis_mutant_point(claim->info().id, "level_for_every_d")) {
+    overrides.emplace_back(name, std::to_string(static_cast<int>(value)));
+    (name == "N" ? N : name == "n" ? n : d) = value;
+  }
+  ASSERT_EQ(overrides.size(), 3u);
+  EXPECT_LT(d, N * n);
+  EXPECT_NO_THROW((void)claim->resolve(overrides, Budget{BudgetLevel::ci}));
+  EXPECT_FALSE(at_failing_point(claim->info().id, "level_for_every_d", {{"N", 4}, {"n", 4}, {"d", 16}}));
+  EXPECT_TRUE(at_failing_point(claim->info().id, "level_for_every_d", {{"N", N}, {"n", n}, {"d", d}, {"steps", 0}}));
+  EXPECT_TRUE(hypothesis_mutant_point(claim->info().id, "no_separation").empty());  // the default kind
 }
 
 TEST(ChecksKernels, RefusesOutOfRangeAndUnaffordableParameters) {

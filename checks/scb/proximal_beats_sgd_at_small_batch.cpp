@@ -569,18 +569,16 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
         sim::scb::LinearModel& model = models[i];
         Trace& trace = traces[i];
         const double step = jobs[i].step;
-        // The steps of sim::scb::plain_sgd_step, stage1_sgd_step and stage2_prox_sgd_step on the drawn batch.
+        // The methods' steps on the drawn batch (sim::scb's steps from sums: plain_sgd_step, stage1_sgd_step and
+        // stage2_prox_sgd_step are the draw followed by these).
         if (jobs[i].method == Method::sgd) {
-          sim::scb::apply_gradient_step(model, Eigen::VectorXd(), sums[i], step, step,
-                                        {.precondition = false, .project = false});
+          sim::scb::plain_sgd_step_from_sums(model, sums[i], step, step);
+        } else if (trace.switch_step == 0) {
+          sim::scb::stage1_step_from_sums(model, instance, sums[i], step, step);
+          if (alpha_hat(instance, mc, model) >= switch_alpha) trace.switch_step = t + 1;
         } else {
-          sim::scb::apply_gradient_step(model, instance.mu, sums[i], step, step, {.precondition = true, .project = true});
-          if (trace.switch_step == 0) {
-            if (alpha_hat(instance, mc, model) >= switch_alpha) trace.switch_step = t + 1;
-          } else {
-            sim::scb::soft_threshold_attention(model, instance.mu, step,
+          sim::scb::stage2_prox_step_from_sums(model, instance, sums[i], step, step,
                                                jobs[i].method == Method::ablation ? 0.0 : lambda);
-          }
         }
         trace.steps_done = t;
         const double largest = std::max(model.V.cwiseAbs().maxCoeff(), model.A.cwiseAbs().maxCoeff());

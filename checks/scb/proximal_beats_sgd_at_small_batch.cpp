@@ -119,6 +119,7 @@
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
+#include "dyncheck/sim/scb/steps_from_sums.hpp"
 #include "finite_sample_support.hpp"
 #include "params.hpp"
 

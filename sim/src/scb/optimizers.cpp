@@ -1,6 +1,7 @@
 // Minibatch SGD steps on the linear SCB model (see optimizers.hpp).
 
 #include "dyncheck/sim/scb/optimizers.hpp"
+#include "dyncheck/sim/scb/steps_from_sums.hpp"
 
 #include <algorithm>
 #include <cmath>

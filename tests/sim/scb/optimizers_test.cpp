@@ -2,6 +2,7 @@
 // direct computation, and reproducibility.
 
 #include "dyncheck/sim/scb/optimizers.hpp"
+#include "dyncheck/sim/scb/steps_from_sums.hpp"
 
 #include <gtest/gtest.h>
 

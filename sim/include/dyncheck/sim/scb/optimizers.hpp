@@ -62,21 +62,6 @@ void apply_gradient_step(LinearModel& model, const Eigen::VectorXd& mu, const Ba
                          double eta_A, UpdateRule rule);
 
 /**
- * The three methods' steps from gradient sums already drawn (draw_batch_gradient or
- * draw_shared_batch_gradients; B = sums.samples), so that runs sharing one draw of the examples take
- * exactly the steps below: stage1_sgd_step, stage2_prox_sgd_step and plain_sgd_step are the draw
- * followed by these. Stage 1: apply_gradient_step preconditioned and projected; stage 2: that, then
- * soft_threshold_attention(model, instance.mu, eta_A, lambda); plain SGD: apply_gradient_step
- * neither preconditioned nor projected. Throws std::invalid_argument for η, η_A (or λ) not finite
- * and ≥ 0, or sums that hold no sample.
- */
-void stage1_step_from_sums(LinearModel& model, const Instance& instance, const BatchGradient& sums, double eta,
-                           double eta_A);
-void stage2_prox_step_from_sums(LinearModel& model, const Instance& instance, const BatchGradient& sums, double eta,
-                                double eta_A, double lambda);
-void plain_sgd_step_from_sums(LinearModel& model, const BatchGradient& sums, double eta, double eta_A);
-
-/**
  * Stage 1 (specs/scb.md §3): one preconditioned projected SGD step on a fresh batch of B,
  * \f$V \leftarrow V - \eta\hat\nabla_V L\,D^{-1}\f$,
  * \f$a_k \leftarrow a_k - (\eta_A/\mu_k)\Pi_T\hat\nabla_{a_k}L\f$. Returns the batch's mean loss.

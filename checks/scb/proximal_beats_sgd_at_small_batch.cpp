@@ -77,8 +77,9 @@
 //   the bisection on the same outcomes; ci settings, 1000 steps, master seed; per grid step from 2^4 down: B = a
 //   pilot blew up, D = diverged without a blow-up, o = passes). The bisection picked the scan's step for both methods
 //   at every audited cell: T = 100 at N = 3, 10, 20 with B = 64, N = 3 with B = 128, 256, N = 10, 20 with B = 256;
-//   T = 1000 at N = 3, 10, 20 with B = 64, N = 10 with B = 128 and N = 3 with B = 256 (24 searches; where no step
-//   passed, the fallback picked the scan's largest step without a blow-up too). One of the 24 differs in its label, not its step: SGD at
+//   T = 1000 at N = 3, 10, 20 with B = 64, N = 10 with B = 128 and N = 3 with B = 256; T = 5000 at N = 3, 20 with
+//   B = 64 (26 searches; where no step passed, the fallback picked the scan's largest step without a blow-up too).
+//   One of the 26 differs in its label, not its step: SGD at
 //   N = 20, T = 1000, B = 64 passes only at 2^0, just below the blow-ups (B at 2^1 and up, D at 2^-1 and down); the
 //   bisection misses that pass and falls back to the largest step without a blow-up, the same 2^0, reported as "the
 //   pilots' loss did not go down" (and so not stepped down for the loss). Blow-up was monotone in every pattern (the
@@ -86,14 +87,41 @@
 //   proximal method passes only in a window (N = 10, B = 64: D at 2^-2, o at 2^-3..2^-5, D from 2^-6 down; N = 20,
 //   B = 64: o at 2^-4, 2^-5 only; N = 10, B = 128: o at 2^-2..2^-6 and 2^-11 alone), larger steps trapped by the noise and smaller ones too slow to lower the loss in
 //   1000 steps; SGD's passes are rare and isolated (N = 3, B = 256: o at 2^-9 alone, D at 2^-6..2^-8 and
-//   2^-10..2^-12: the 4-pilot test at its noise level). The bisection found these because its first midpoints
-//   (2^-4, 2^-9) lie in them; a window between midpoints would be missed. CPU: 2.6 to 76 CPU-s per audited cell
+//   2^-10..2^-12: the 4-pilot test at its noise level). T = 5000, B = 64: at N = 3 the proximal method passes from
+//   2^-3 down with isolated D at 2^-6 and 2^-10, SGD only at 2^-12; at N = 20 no step passes for either method (B
+//   down to 2^-3 / 2^-2, D below: the loss never goes down in 1000 steps at any grid step). The bisection found these because its first midpoints
+//   (2^-4, 2^-9, 2^-12) lie in them; a window between midpoints would be missed. CPU: 2.6 to 111 CPU-s per cell
 //   (the 34 pilot sets; single runs). A sound search for a window needs more than the pass/fail of a midpoint (e.g.
 //   a unimodal score such as the pilots' mean loss drop); not done. How it is computed (session 16, issue #18; no number changes): the methods still to settle
 //   run together, one replicate's runs on one generator, each step's examples drawn once for all of them
 //   (sim::scb::draw_shared_batch_gradients; a run alone from the same generator gives the same bits); the twin
 //   rides along at the proximal method's current step and its runs are discarded until that step is final. The ci
 //   and smoke verdicts (JSON, every field but the wall time) are the same as before, for --threads 1 and 2.
+// Why cells end INCONCLUSIVE (issue #18's T = 5000 cells; session 17, full at 386 steps, below): (c) has nothing to
+//   decide where no proximal run reached stage 2 (alpha-hat >= 1/2). Not a defect of the search: the pilots (listed
+//   per cell) show that at N >= 10, T = 5000 no grid step down to 2^-12 lowers the population loss within the
+//   horizon, and at N = 3 the loss goes down (V learns) while alpha-hat stays below 1/2; the step grid reaches far
+//   below the noise limit s_noise (2^-7.6 to 2^-4.9 at T = 5000), so it is not too coarse at the small end. The
+//   horizon is too short: the derived stage-1 time at s_noise (spec §5's omega* = s T K_2 / (2 B mu_min K_P) <=
+//   rho-bar, §4.3's escape time ln T / ln(1 + s (rho-bar K_P)^(1/2))) is 1.6e3 to 1.0e4 steps at T = 5000 (386 or
+//   1000 run). The notes list per cell where no run reached stage 2 and where the derived time exceeds the steps.
+//   That derived time is a rough guide, not a bound: at full (386 steps) it flagged 15 cells, containing all 8
+//   without a stage-2 run, but at 7 of them some runs did switch (N = 20, T = 1000, B = 128: all 16, predicted 549
+//   steps; the proximal step 0.125 there is above s_noise = 0.088: omega* at mu_min overstates the noise of the
+//   aggregate alpha-hat).
+// Measured (session 17, ci preset, 2 cores shared with other jobs, niced; user CPU-s from /usr/bin/time): ci cell
+//   2.3 to 2.9 CPU-s before (main), 3.4 to 3.5 after, run alternately: the bisection runs 2 full-length pilot sets
+//   per method there (2^-4 first) where the scan from the top met its first passing step after cheap blow-ups
+//   (work 7.82e8 units, was 7.27e8); comparisons and plots identical to main's (the same steps), threads 1 = 2.
+//   full at steps = 386 (the limit of the 2.9e8 rate this session first set; the experiment's code is this one):
+//   1036 CPU-s (8.6 minutes on 2 cores; 1313 s wall with --threads 2 on the shared machine), 3.2e11 units (3.1e8
+//   per CPU-s with the shared draws), INCONCLUSIVE: 73 comparisons PASS, 8 INCONCLUSIVE, all (c) at the cells
+//   without a stage-2 run: N = 3, T = 5000, B = 128; N = 10, T = 5000, B = 64, 128, 256; N = 20, T = 1000, B = 64;
+//   N = 20, T = 5000, B = 64, 128, 256. The bound said 30 minutes for that run: it is a worst case, 3.5x the cost.
+//   Findings at 386 steps: the proximal method closer on both distances at N = 3, T = 1000, B = 256; N = 10, T = 100,
+//   B = 64; N = 20, T = 100, B = 64; N = 20, T = 1000, B = 128; SGD significantly closer on one at N = 10, T = 100,
+//   B = 128, 256; N = 20, T = 100, B = 128, 256; N = 20, T = 1000, B = 64; N = 20, T = 5000, B = 64; undecided at
+//   the other 17.
 // Curves: the three methods' mean distances against samples with 95% Student-t bands (for reading), as Fig. p.8.
 // Measured (session 12, ci cell N = 3, T = 100, B = 64, 1000 steps, 24 replicates, about 3-5 s): master seed
 //   20261122: steps proximal 0.5 (s = 1's compared runs never lowered the loss: stepped down), SGD 0.125; d_A
@@ -531,9 +559,10 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
                     "(one-sided paired tests, early-stopped) at: {}. SGD ends significantly closer for d_A or d_P "
                     "at: {}. Undecided at: {}. Closer by the factor {:g} at: {}. l1 helps the proximal method (both "
                     "distances) at: {}; l1 makes it significantly worse at: {}. No proximal run reached stage 2 at: "
-                    "{}. Stage 1 cannot end within the horizon at any step size ([derived] from spec §5/§4.3, "
-                    "approximate: the population escape time at the largest step whose attention noise stays below "
-                    "rho-bar exceeds the steps run; the horizon, not the step grid, is short) at: {}.",
+                    "{}. Stage 1 predicted not to end within the steps run ([derived] from spec §5/§4.3, a rough "
+                    "guide, not a bound: the population escape time at the step where the attention noise omega* at "
+                    "mu_min reaches rho-bar exceeds the steps; larger steps drown the attention in noise, smaller "
+                    "ones escape later, so the horizon, not the step grid, is short) at: {}.",
                     join(beats_holds), join(beats_fails), join(beats_undecided), p.advantage.value(), join(adv_holds),
                     join(l1_holds), join(l1_fails), join(no_stage2), join(no_stage1)));
     for (const Cell& c : m.cells) {
@@ -569,8 +598,8 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
           pilot_list(c.pilots[prox]), pilot_list(c.pilots[sgd]), c.rho_bar, c.s_noise, std::log2(c.s_noise), c.K_2,
           c.t_escape,
           c.stage1_fits() ? std::string("within the steps run")
-                          : fmt::format("more than the {} steps run, so no step size can end stage 1 here (a larger "
-                                        "one drowns the attention in noise, a smaller one escapes later)",
+                          : fmt::format("more than the {} steps run: stage 1 is predicted not to end at any step "
+                                        "size (a rough guide: runs above s_noise can still switch)",
                                         c.steps),
           c.work));
     }

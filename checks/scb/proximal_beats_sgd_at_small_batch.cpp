@@ -57,16 +57,71 @@
 // Experiment (one cell = N, T, B): a random instance (spec §8: P columns ~ Dirichlet(1), q uniform on Q random
 //   positions, Q = min(Q, T/4)); `steps` steps of B samples for every method.
 //   Step size (the paper's rule): s is the largest value of the grid 2^j, j = 4, 3, ..., -12, for which a pilot of 4
-//   replicates (their own stream) of the whole run does not diverge; divergence: a non-finite entry or an entry of V
-//   or A larger than 10 in absolute value at any step (the ground truth and the initialisation have entries in
-//   [0, 1]), or a final population loss above the initial one. A compared run that diverges at the pilot's step
-//   (the pilot is a finite check) lowers that method's step by one grid point, at most 3 times (else ERROR). The
+//   replicates (their own stream "<cell>/pilot/<method>/<j>") of the whole run does not diverge; divergence: a
+//   non-finite entry or an entry of V or A larger than 10 in absolute value at any step ("blew up"; the ground truth
+//   and the initialisation have entries in [0, 1]), or the population loss never went down (loss_rose below). If no
+//   grid step passes, s is the largest that does not blow up (the method does not train at this cell; reported).
+//   Search (session 17): a bisection over j instead of the scan from the top (at most 5 pilot sets per method, 8 when
+//   no step passes, against 17). Each pilot set runs on its own stream named by j, so its outcome does not depend on
+//   which others the search runs; the bisection's step always passes with its pilots failing at twice the step (or
+//   it is 2^4): a boundary of the non-diverging steps. Where divergence is monotone in the step (diverges at 2^j =>
+//   diverges at every larger grid step) that is the scan's step; it is NOT monotone everywhere (Search audit,
+//   below): at T >= 1000 the passing steps can be a window, and a window that no midpoint hits is missed (the
+//   method is then reported as not lowering the loss at this cell). A compared run that diverges at the pilot's step (the pilot is a finite check) lowers
+//   that method's step by one grid point, at most 3 times (else ERROR); a method whose pilots found no step that
+//   lowers the loss steps down only on a blow-up (session 17: its search saw the loss not go down at every smaller
+//   step either, so the step-downs only repeated that; at N = 20, T = 5000 they were three full-length rounds). The
 //   lambda = 0 ablation runs at the proximal method's step (the same method but the threshold), lowered the same way
-//   if it diverges there. How it is computed (session 16, issue #18; no number changes): the methods still to settle
+//   if it diverges there.
+// Search audit (session 17: a local build that ran all 17 pilot sets of both methods, printed the pattern, then ran
+//   the bisection on the same outcomes; ci settings, 1000 steps, master seed; per grid step from 2^4 down: B = a
+//   pilot blew up, D = diverged without a blow-up, o = passes). The bisection picked the scan's step for both methods
+//   at every audited cell: T = 100 at N = 3, 10, 20 with B = 64, N = 3 with B = 128, 256, N = 10, 20 with B = 256;
+//   T = 1000 at N = 3, 10, 20 with B = 64, N = 10 with B = 128 and N = 3 with B = 256; T = 5000 at N = 3, 20 with
+//   B = 64 (26 searches; where no step passed, the fallback picked the scan's largest step without a blow-up too).
+//   One of the 26 differs in its label, not its step: SGD at
+//   N = 20, T = 1000, B = 64 passes only at 2^0, just below the blow-ups (B at 2^1 and up, D at 2^-1 and down); the
+//   bisection misses that pass and falls back to the largest step without a blow-up, the same 2^0, reported as "the
+//   pilots' loss did not go down" (and so not stepped down for the loss). Blow-up was monotone in every pattern (the
+//   B steps are the largest). Divergence was monotone at T = 100 (B, then at most 2 D, then o down to 2^-12) but NOT at T = 1000: the
+//   proximal method passes only in a window (N = 10, B = 64: D at 2^-2, o at 2^-3..2^-5, D from 2^-6 down; N = 20,
+//   B = 64: o at 2^-4, 2^-5 only; N = 10, B = 128: o at 2^-2..2^-6 and 2^-11 alone), larger steps trapped by the noise and smaller ones too slow to lower the loss in
+//   1000 steps; SGD's passes are rare and isolated (N = 3, B = 256: o at 2^-9 alone, D at 2^-6..2^-8 and
+//   2^-10..2^-12: the 4-pilot test at its noise level). T = 5000, B = 64: at N = 3 the proximal method passes from
+//   2^-3 down with isolated D at 2^-6 and 2^-10, SGD only at 2^-12; at N = 20 no step passes for either method (B
+//   down to 2^-3 / 2^-2, D below: the loss never goes down in 1000 steps at any grid step). The bisection found these because its first midpoints
+//   (2^-4, 2^-9, 2^-12) lie in them; a window between midpoints would be missed. CPU: 2.6 to 111 CPU-s per cell
+//   (the 34 pilot sets; single runs). A sound search for a window needs more than the pass/fail of a midpoint (e.g.
+//   a unimodal score such as the pilots' mean loss drop); not done. How it is computed (session 16, issue #18; no number changes): the methods still to settle
 //   run together, one replicate's runs on one generator, each step's examples drawn once for all of them
 //   (sim::scb::draw_shared_batch_gradients; a run alone from the same generator gives the same bits); the twin
 //   rides along at the proximal method's current step and its runs are discarded until that step is final. The ci
 //   and smoke verdicts (JSON, every field but the wall time) are the same as before, for --threads 1 and 2.
+// Why cells end INCONCLUSIVE (issue #18's T = 5000 cells; session 17, full at 386 steps, below): (c) has nothing to
+//   decide where no proximal run reached stage 2 (alpha-hat >= 1/2). Not a defect of the search: the pilots (listed
+//   per cell) show that at N >= 10, T = 5000 no grid step down to 2^-12 lowers the population loss within the
+//   horizon, and at N = 3 the loss goes down (V learns) while alpha-hat stays below 1/2; the step grid reaches far
+//   below the noise limit s_noise (2^-7.6 to 2^-4.9 at T = 5000), so it is not too coarse at the small end. The
+//   horizon is too short: the derived stage-1 time at s_noise (spec §5's omega* = s T K_2 / (2 B mu_min K_P) <=
+//   rho-bar, §4.3's escape time ln T / ln(1 + s (rho-bar K_P)^(1/2))) is 1.6e3 to 1.0e4 steps at T = 5000 (386 or
+//   1000 run). The notes list per cell where no run reached stage 2 and where the derived time exceeds the steps.
+//   That derived time is a rough guide, not a bound: at full (386 steps) it flagged 15 cells, containing all 8
+//   without a stage-2 run, but at 7 of them some runs did switch (N = 20, T = 1000, B = 128: all 16, predicted 549
+//   steps; the proximal step 0.125 there is above s_noise = 0.088: omega* at mu_min overstates the noise of the
+//   aggregate alpha-hat).
+// Measured (session 17, ci preset, 2 cores shared with other jobs, niced; user CPU-s from /usr/bin/time): ci cell
+//   2.3 to 2.9 CPU-s before (main), 3.4 to 3.5 after, run alternately: the bisection runs 2 full-length pilot sets
+//   per method there (2^-4 first) where the scan from the top met its first passing step after cheap blow-ups
+//   (work 7.82e8 units, was 7.27e8); comparisons and plots identical to main's (the same steps), threads 1 = 2.
+//   full at steps = 386 (the limit of the 2.9e8 rate this session first set; the experiment's code is this one):
+//   1036 CPU-s (8.6 minutes on 2 cores; 1313 s wall with --threads 2 on the shared machine), 3.2e11 units (3.1e8
+//   per CPU-s with the shared draws), INCONCLUSIVE: 73 comparisons PASS, 8 INCONCLUSIVE, all (c) at the cells
+//   without a stage-2 run: N = 3, T = 5000, B = 128; N = 10, T = 5000, B = 64, 128, 256; N = 20, T = 1000, B = 64;
+//   N = 20, T = 5000, B = 64, 128, 256. The bound said 30 minutes for that run: it is a worst case, 3.5x the cost.
+//   Findings at 386 steps: the proximal method closer on both distances at N = 3, T = 1000, B = 256; N = 10, T = 100,
+//   B = 64; N = 20, T = 100, B = 64; N = 20, T = 1000, B = 128; SGD significantly closer on one at N = 10, T = 100,
+//   B = 128, 256; N = 20, T = 100, B = 128, 256; N = 20, T = 1000, B = 64; N = 20, T = 5000, B = 64; undecided at
+//   the other 17.
 // Curves: the three methods' mean distances against samples with 95% Student-t bands (for reading), as Fig. p.8.
 // Measured (session 12, ci cell N = 3, T = 100, B = 64, 1000 steps, 24 replicates, about 3-5 s): master seed
 //   20261122: steps proximal 0.5 (s = 1's compared runs never lowered the loss: stepped down), SGD 0.125; d_A
@@ -79,26 +134,34 @@
 //   20 steps, 3 replicates (plumbing).
 // Cost: refused up front (ParamError on steps) when the cell's runs (15 x replicates: 3 methods x 4 step-downs plus
 //   the twin's 3 discarded rounds, each model's run counted whole although a round draws its examples once; plus the
-//   pilots, at most 2 x 17 x 4) x steps x B x (T + N^2) exceed 2e10 at ci or 2e8 at smoke; at full, refused when the
-//   grid's total of that worst case, at the measured 5.8e8 units per core-second (work_rate, session 12), exceeds 30
-//   minutes on 2 cores: 3.3e12 units, 48 minutes at the default 1000 steps, so full is refused there and runs with
-//   steps <= 625 (the refusal names the limit). The worst case is not only theoretical: at N = 10, T = 1000, B = 128
+//   pilots, at most 2 x 8 x 4 since session 17's bisection, 2 x 17 x 4 before) x steps x B x (T + N^2) exceed 2e10
+//   at ci or 2e8 at smoke; at full, refused when the grid's total of that worst case, at work_rate units per
+//   core-second, exceeds 30 minutes on 2 cores. work_rate (session 17): 2.4e8, below every single-run rate measured
+//   (this session's search audit, pilots only, full-length runs counted, the early blow-ups not: at least 2.44e8 at
+//   N = 3, T = 100, B = 64 and N = 3, T = 1000, B = 64, 2.48e8 at N = 10, T = 1000, B = 64, 2.58e8 at N = 3,
+//   T = 1000, B = 256, on 2 cores shared with other jobs; session 16: 2.9e8 at N = 10, T = 1000, B = 128 and about
+//   4.0e8 at N = 20, T = 5000, B = 64; session 12's 5.8e8, kept until session 16, was above every later
+//   measurement, so the bound was not one). The bound is a worst case, not a forecast: a round of the three methods
+//   costs 1.6 to 2.5 single runs, not 3 (session 16), and a typical cell runs 1 round and at most 5 pilot sets per
+//   method, not 4 rounds and 8. At the default 1000 steps the full grid's worst case is 304 runs x sum over the cells
+//   of 1000 x B x (T + N^2) (8.88e9) = 2.70e12 units: 94 minutes on 2 cores at 2.4e8, so full is refused at 1000
+//   steps and runs with steps <= 319 (the refusal names the limit). Before the bisection (376 runs) the same rate
+//   gave 116 minutes.
+//   Fitting the worst case at 1000 steps in 30 minutes would need a rate of 7.5e8 per core-second (3.1x the
+//   measured), or fewer replicates or step-downs (not changed: both decide what the findings can resolve and how
+//   rarely a cell ERRORs). The worst case is not only theoretical: at N = 10, T = 1000, B = 128
 //   (1000 steps, 24 replicates; session 16, the ci limit lifted in a local build) SGD's pilots ran the whole 1000
 //   steps at every grid step from 2^-2 to 2^-12 (3 or 4 of the 4 runs each; the loss never went below its start at
-//   any of them), and the 6 larger steps blew up within 6 steps: the pilot term of the bound is nearly reached. At
-//   N = 20, T = 5000, B = 64 (same conditions) it is reached: both methods' pilots ran all 17 grid points (full length
-//   from 2^-4 down for the proximal method, 2^-3 for SGD; the loss never went below its start), 104 CPU-s of
-//   pilots, and the compared runs of both stepped down round after round (53 CPU-s per round of the three): with
-//   this step rule the full grid at 1000 steps costs about its worst case, and 30 minutes on 2 cores needs fewer
-//   steps (or another rule: a bisection of the grid would cut a method's 17 pilot sets to 5 when no step passes).
+//   any of them), and the 6 larger steps blew up within 6 steps. At N = 20, T = 5000, B = 64 (same conditions) both
+//   methods' pilots ran all 17 grid points (full length from 2^-4 down for the proximal method, 2^-3 for SGD; the
+//   loss never went below its start), 104 CPU-s of pilots, and the compared runs of both stepped down round after
+//   round (53 CPU-s per round of the three; since session 17 a method whose pilots found no step that lowers the
+//   loss steps down only on a blow-up).
 // Measured (session 16, release flags, 2 cores shared with about 12 other processes, niced): ci cell 1.98 CPU-s
 //   (user + sys) against 2.88 before the shared draws (-31%), same verdict bits. At N = 10, T = 1000, B = 128 (24
 //   replicates, 1000 steps) a round of the three methods took 19.2 CPU-s where a single run took 0.50 (the full
-//   pilots): 53% of three separate runs, i.e. drawing the examples is about 70% of a run there; the bound above
-//   takes no credit for it. That whole cell: 78 CPU-s for 2.7e10 units (3.5e8 per CPU-s; a single run 2.9e8), below
-//   work_rate's 5.8e8: on this session's crowded cores the rate, and so the bound, is not an upper bound; work_rate
-//   is kept until a quiet measurement (session 12's was on a loaded machine too, at the largest cell). Not measured: a whole full run (the
-//   build and the cores were shared this session; the full budget is refused at 1000 steps anyway, above).
+//   pilots): 53% of three separate runs; the bound above takes no credit for it. That whole cell: 78 CPU-s for
+//   2.7e10 units (3.5e8 per CPU-s; a single run 2.9e8).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -119,6 +182,8 @@
 #include "dyncheck/sim/scb/optimizers.hpp"
 #include "dyncheck/sim/scb/population_gd.hpp"
 #include "dyncheck/sim/scb/sampler.hpp"
+#include "dyncheck/sim/scb/steps_from_sums.hpp"
+#include "dyncheck/theory/scb/phases.hpp"
 #include "finite_sample_support.hpp"
 #include "params.hpp"
 
@@ -127,15 +192,18 @@ namespace {
 
 constexpr int grid_top = 4, grid_bottom = -12;  // step sizes 2^j
 constexpr std::size_t pilot_replicates = 4;
+// Pilot sets one method's step search runs at most: the bisection of the 17 grid points runs at most 5; when none
+// passes it has run exactly 4 (the first bisection fails at every midpoint: j = -4, -9, -11, -12), and the second
+// bisection (blow-up) at most 5 of which the first midpoint (-4) is already run: 4 + 4 = 8, whatever the outcomes.
+constexpr int pilot_sets_max = 8;
 constexpr double divergence_bound = 10;
 constexpr int checkpoints = 40;
 constexpr int extra_halvings = 3;  // step-downs after a compared run diverges
 constexpr double switch_alpha = 0.5;  // spec §6 / §8.14: stage 1 ends when alpha-hat first reaches 1/2
 constexpr int methods = 3;
-// Cost model of the full grid: sample-token units (steps x B x (T + N^2)) per core-second, measured (session 12, one
-// thread on a loaded 2-core machine, user time): 1.3e10 units in 22.4 s at N = 20, T = 5000, B = 256 (the largest
-// cell, 30 steps, all pilots and step-downs); the full budget's target: 30 minutes on 2 cores.
-constexpr double work_rate = 5.8e8;
+// Cost model of the full grid: sample-token units (steps x B x (T + N^2)) per core-second of a single run, below the
+// lowest measured (session 17: at least 2.44e8; header, Cost); the full budget's target: 30 minutes on 2 cores.
+constexpr double work_rate = 2.4e8;
 constexpr int full_cores = 2;
 constexpr double full_minutes = 30;
 
@@ -158,12 +226,13 @@ struct Params : ParamSet {
     return budget.level == BudgetLevel::smoke ? std::min<long long>(20, steps) : steps.value();
   }
   /// The cell's largest cost: 3 methods x (1 + extra_halvings) x replicates, the lambda = 0 twin's discarded rounds
-  /// (extra_halvings x replicates: it rides along while the proximal step is not final), and every pilot of the grid.
+  /// (extra_halvings x replicates: it rides along while the proximal step is not final), and the most pilots the two
+  /// step searches can run (2 x pilot_sets_max x pilot_replicates).
   /// Each model's run counts as a whole run although the runs of one round share the drawing of the examples.
   double cell_work(const Budget& budget, int N, int T_cell, long long B_cell) const {
     const double runs =
         (methods * static_cast<double>(extra_halvings + 1) + extra_halvings) * static_cast<double>(replicates(budget)) +
-        2.0 * static_cast<double>(grid_top - grid_bottom + 1) * static_cast<double>(pilot_replicates);
+        2.0 * static_cast<double>(pilot_sets_max) * static_cast<double>(pilot_replicates);
     return runs * static_cast<double>(steps_at(budget)) * static_cast<double>(B_cell) *
            (static_cast<double>(T_cell) + static_cast<double>(N) * N);
   }
@@ -191,7 +260,7 @@ struct Params : ParamSet {
     }
     const double work = cell_work(budget, vocabulary.N.as_int(), T.as_int(), B);
     if (work > work_max(budget)) {
-      throw ParamError("steps", fmt::format("this cell can need (15 x replicates + 2 x 17 x 4 pilots) x steps x B x "
+      throw ParamError("steps", fmt::format("this cell can need (15 x replicates + 2 x 8 x 4 pilots) x steps x B x "
                                             "(T + N^2) = {:.3g} sample-token units, more than the {} budget's limit "
                                             "{:.3g}; use fewer steps or a smaller B, T or N",
                                             work, to_string(budget.level), work_max(budget)));
@@ -290,13 +359,26 @@ bool diverges(const std::vector<Trace>& runs) {
 /// The early-stopped distance of a run: the smallest over its checkpoints after the start.
 double early_stopped(const std::vector<double>& trace) { return *std::min_element(trace.begin() + 1, trace.end()); }
 
+/// The outcome of one pilot set (pilot_replicates runs of one method at the step 2^j).
+struct PilotRecord {
+  int j = 0;
+  int blown = 0;  ///< runs that blew up
+  bool diverged = false;  ///< diverges(): a run blew up or the loss rose
+};
+
 struct Cell {
   int N = 0, T = 0, Q = 0;
   long long B = 0, steps = 0;
   double lambda = 0, K_P = 0, mu_min = 0, initial_excess_loss = 0;
   double work = 0;  ///< steps x B x (T + N^2) summed over every run of the cell (pilots included)
+  /// Stage 1 within the horizon ([derived], spec §5 and §4.3, approximate): s_noise, the largest step whose
+  /// stationary attention noise omega* = s T K_2 / (2 B mu_min K_P) stays below rho-bar, and t_escape, the population
+  /// escape time to alpha = 1/2 at min(s_noise, 2^grid_top): ln(T) / ln(1 + s sqrt(rho-bar K_P)).
+  double rho_bar = 0, K_2 = 0, s_noise = 0, t_escape = 0;
+  bool stage1_fits() const { return t_escape <= static_cast<double>(steps); }
   double step[methods] = {0, 0, 0};
   bool loss_criterion_met[methods] = {true, true, true};  ///< some step of the grid lowered the pilots' loss
+  std::vector<PilotRecord> pilots[methods];  ///< proximal and SGD: the pilots the step search ran, in its order
   std::vector<Trace> runs[methods];  // the compared replicates, by Method
   std::vector<long long> checkpoint_steps;
 };
@@ -329,6 +411,14 @@ std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : "; ") + s;
   return out.empty() ? std::string("none") : out;
+}
+
+std::string pilot_list(const std::vector<PilotRecord>& record) {
+  std::string out;
+  for (const PilotRecord& r : record) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", r.j, r.blown > 0 ? "B" : r.diverged ? "D" : "ok");
+  }
+  return out;
 }
 
 class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, Measured, Predicted> {
@@ -367,7 +457,8 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
     const auto prox = static_cast<std::size_t>(Method::proximal);
     const auto abl = static_cast<std::size_t>(Method::ablation);
     const auto sgd = static_cast<std::size_t>(Method::sgd);
-    std::vector<std::string> beats_holds, beats_fails, beats_undecided, adv_holds, l1_holds, l1_fails;
+    std::vector<std::string> beats_holds, beats_fails, beats_undecided, adv_holds, l1_holds, l1_fails, no_stage1,
+        no_stage2;
     for (const Cell& c : m.cells) {
       const std::string cell = fmt::format("N = {}, T = {}, B = {}", c.N, c.T, c.B);
       const std::size_t R = c.runs[prox].size();
@@ -405,6 +496,8 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
                        ? 1
                        : 0;
       }
+      if (!c.stage1_fits()) no_stage1.push_back(cell);
+      if (entered == 0) no_stage2.push_back(cell);
       verdict.comparisons.push_back(checks::compare(
           fmt::format("{}: fraction of the {} proximal runs in stage 2 (lambda = {:.3g}) that end with another "
                       "attention than their lambda = 0 twin{}",
@@ -413,7 +506,10 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
           {1, 0, "lambda > 0: the soft threshold moves every entry of A in stage 2 (by its threshold, or to 0)"},
           measured_exactly(entered > 0 ? differs / entered : 0.0),
           entered > 0 ? Bias{0, "none: deterministic"}
-                      : Bias{1, "no proximal run reached stage 2 (alpha-hat >= 1/2): the l1 step was never applied"},
+                      : Bias{1, fmt::format("no proximal run reached stage 2 (alpha-hat >= 1/2): the l1 step was never "
+                                            "applied; derived stage-1 time at the largest step whose attention noise "
+                                            "stays below rho-bar: about {:.3g} steps, against the {} run (notes)",
+                                            c.t_escape, c.steps)},
           {1.0 / static_cast<double>(R), "a single replicate on which the l1 step did nothing must show"},
           Relation::at_least));
 
@@ -462,9 +558,13 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
         fmt::format("FINDING (not the verdict): the proximal method ends closer than SGD for both d_A and d_P "
                     "(one-sided paired tests, early-stopped) at: {}. SGD ends significantly closer for d_A or d_P "
                     "at: {}. Undecided at: {}. Closer by the factor {:g} at: {}. l1 helps the proximal method (both "
-                    "distances) at: {}; l1 makes it significantly worse at: {}.",
+                    "distances) at: {}; l1 makes it significantly worse at: {}. No proximal run reached stage 2 at: "
+                    "{}. Stage 1 predicted not to end within the steps run ([derived] from spec §5/§4.3, a rough "
+                    "guide, not a bound: the population escape time at the step where the attention noise omega* at "
+                    "mu_min reaches rho-bar exceeds the steps; larger steps drown the attention in noise, smaller "
+                    "ones escape later, so the horizon, not the step grid, is short) at: {}.",
                     join(beats_holds), join(beats_fails), join(beats_undecided), p.advantage.value(), join(adv_holds),
-                    join(l1_holds), join(l1_fails)));
+                    join(l1_holds), join(l1_fails), join(no_stage2), join(no_stage1)));
     for (const Cell& c : m.cells) {
       long long switched = 0, first = std::numeric_limits<long long>::max(), last = 0;
       double zeros = 0;
@@ -483,13 +583,25 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
           "proximal {:.3g} ({:.3g}), lambda = 0 {:.3g} ({:.3g}), SGD {:.3g} ({:.3g}) (initial excess loss L_start - "
           "L(P, q) = {:.3g}). The pilots' loss went down at some step of the grid: proximal {}, SGD {} (if not: the "
           "largest step that does not blow up); the compared runs' loss never went down (one-sided 95%): proximal {}, "
-          "lambda = 0 {}, SGD {}. Work: {:.3g} sample-token units (steps x B x (T + N^2), every run).",
+          "lambda = 0 {}, SGD {}. Step search (bisection of the grid; pilots in the order run, j: ok, D = diverged "
+          "with no blow-up, B = some of the {} runs blew up): proximal {}; SGD {}. Stage 1 within the horizon "
+          "([derived], spec §5: omega* = s T K_2 / (2 B mu_min K_P), §4.3: t_esc(s) = ln T / ln(1 + s (rho-bar "
+          "K_P)^(1/2)); approximate): omega* <= rho-bar = {:.3g} needs s <= s_noise = {:.3g} (2^{:.1f}; K_2 = {:.3g}), "
+          "where population GD needs about {:.3g} steps to reach alpha = 1/2: {}. Work: {:.3g} sample-token units "
+          "(steps x B x (T + N^2), every run).",
           c.N, c.T, c.Q, c.B, c.steps, c.K_P, c.mu_min, c.lambda * m.lambda_scale,
           m.lambda_scale == 1 ? "" : fmt::format(" x {:g}", m.lambda_scale), grid_top, grid_bottom, c.step[prox],
           c.step[abl], c.step[sgd], switched, c.runs[prox].size(), switched > 0 ? first : 0, last, zeros, mean_rise(c.runs[prox], true), mean_rise(c.runs[prox]),
           mean_rise(c.runs[abl], true), mean_rise(c.runs[abl]), mean_rise(c.runs[sgd], true), mean_rise(c.runs[sgd]),
           c.initial_excess_loss, yes(c.loss_criterion_met[prox]), yes(c.loss_criterion_met[sgd]),
-          yes(loss_rose(c.runs[prox])), yes(loss_rose(c.runs[abl])), yes(loss_rose(c.runs[sgd])), c.work));
+          yes(loss_rose(c.runs[prox])), yes(loss_rose(c.runs[abl])), yes(loss_rose(c.runs[sgd])), pilot_replicates,
+          pilot_list(c.pilots[prox]), pilot_list(c.pilots[sgd]), c.rho_bar, c.s_noise, std::log2(c.s_noise), c.K_2,
+          c.t_escape,
+          c.stage1_fits() ? std::string("within the steps run")
+                          : fmt::format("more than the {} steps run: stage 1 is predicted not to end at any step "
+                                        "size (a rough guide: runs above s_noise can still switch)",
+                                        c.steps),
+          c.work));
     }
     // Curves of the first cell (ci: the only one; full: every cell): mean distance and Student-t band vs samples.
     for (const Cell& c : m.cells) {
@@ -569,18 +681,16 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
         sim::scb::LinearModel& model = models[i];
         Trace& trace = traces[i];
         const double step = jobs[i].step;
-        // The steps of sim::scb::plain_sgd_step, stage1_sgd_step and stage2_prox_sgd_step on the drawn batch.
+        // The methods' steps on the drawn batch (sim::scb's steps from sums: plain_sgd_step, stage1_sgd_step and
+        // stage2_prox_sgd_step are the draw followed by these).
         if (jobs[i].method == Method::sgd) {
-          sim::scb::apply_gradient_step(model, Eigen::VectorXd(), sums[i], step, step,
-                                        {.precondition = false, .project = false});
+          sim::scb::plain_sgd_step_from_sums(model, sums[i], step, step);
+        } else if (trace.switch_step == 0) {
+          sim::scb::stage1_step_from_sums(model, instance, sums[i], step, step);
+          if (alpha_hat(instance, mc, model) >= switch_alpha) trace.switch_step = t + 1;
         } else {
-          sim::scb::apply_gradient_step(model, instance.mu, sums[i], step, step, {.precondition = true, .project = true});
-          if (trace.switch_step == 0) {
-            if (alpha_hat(instance, mc, model) >= switch_alpha) trace.switch_step = t + 1;
-          } else {
-            sim::scb::soft_threshold_attention(model, instance.mu, step,
+          sim::scb::stage2_prox_step_from_sums(model, instance, sums[i], step, step,
                                                jobs[i].method == Method::ablation ? 0.0 : lambda);
-          }
         }
         trace.steps_done = t;
         const double largest = std::max(model.V.cwiseAbs().maxCoeff(), model.A.cwiseAbs().maxCoeff());
@@ -615,6 +725,10 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
     const MeasurementConstants mc = measurement_constants(instance);
     c.K_P = mc.K_P;
     c.mu_min = instance.mu.minCoeff();
+    c.rho_bar = mc.rho_bar, c.K_2 = mc.K_2;
+    c.s_noise = 2.0 * static_cast<double>(B) * c.mu_min * mc.K_P * mc.rho_bar / (static_cast<double>(T) * mc.K_2);
+    const double s_escape = std::min(c.s_noise, std::ldexp(1.0, grid_top));
+    c.t_escape = theory::scb::escape_time_prediction(0.5, static_cast<double>(T), s_escape, mc.rho_bar, s_escape * mc.K_P);
     c.lambda = p.lambda_epsilon * mc.K_P / (static_cast<double>(c.Q) * c.Q * N * N * N);
     const double lambda = c.lambda * lambda_scale;
     const Eigen::MatrixXd q = sim::scb::dense_q(instance);
@@ -629,35 +743,60 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
     auto account = [&](const std::vector<Trace>& runs) {
       for (const Trace& t : runs) c.work += static_cast<double>(t.steps_done) * static_cast<double>(B) * (T + N * N);
     };
-    // Step sizes: the largest grid value whose pilot does not diverge.
-    auto pick_step = [&](Method method, bool& loss_criterion_met) {
-      double largest_bounded = 0;
-      for (int j = grid_top; j >= grid_bottom; --j) {
+    // Step sizes: the largest grid value 2^j whose pilots do not diverge, found by bisection over j (divergence taken
+    // as monotone in the step: measured, header). The pilots of step 2^j always run on the stream
+    // "<cell>/pilot/<method>/<j>", so a pilot's outcome does not depend on which others the search ran: where
+    // divergence is monotone over the grid, the bisection picks the step the exhaustive scan from the top picks.
+    // If no grid step passes: the largest step that does not blow up, by a second bisection (blow-up taken as
+    // monotone too), reusing the pilots already run.
+    auto pick_step = [&](Method method, bool& loss_criterion_met, std::vector<PilotRecord>& record) {
+      auto pilot = [&](int j) -> const PilotRecord& {
+        for (const PilotRecord& r : record) {
+          if (r.j == j) return r;
+        }
         const double step = std::ldexp(1.0, j);
         const auto pilots = sim::run_replicates(
             replicate_options(context, fmt::format("{}/pilot/{}/{}", name, method == Method::proximal ? "prox" : "sgd", j),
                               pilot_replicates),
             [&](std::size_t, sim::Rng& rng) { return run(method, step, rng); });
         account(pilots);
-        if (!diverges(pilots)) {
-          loss_criterion_met = true;
-          return step;
+        PilotRecord r{.j = j};
+        r.blown = static_cast<int>(std::count_if(pilots.begin(), pilots.end(), [](const Trace& t) { return t.diverged; }));
+        r.diverged = diverges(pilots);
+        record.push_back(r);
+        return record.back();
+      };
+      // lo: the largest j seen to pass (grid_bottom - 1 at first: none), hi: the smallest seen to fail (grid_top + 1
+      // at first); under monotone divergence every j <= lo passes and every j >= hi fails.
+      auto bisect = [&](auto fails) {
+        int lo = grid_bottom - 1, hi = grid_top + 1;
+        while (hi - lo > 1) {
+          const int mid = lo + (hi - lo) / 2;
+          if (fails(pilot(mid))) {
+            hi = mid;
+          } else {
+            lo = mid;
+          }
         }
-        if (largest_bounded == 0 && std::none_of(pilots.begin(), pilots.end(), [](const Trace& t) { return t.diverged; })) {
-          largest_bounded = step;
-        }
-      }
-      if (largest_bounded == 0) {
-        throw std::runtime_error(fmt::format("{}: every step size of the grid down to 2^{} blows up", name, grid_bottom));
+        return lo;
+      };
+      const int j = bisect([](const PilotRecord& r) { return r.diverged; });
+      if (j >= grid_bottom) {
+        loss_criterion_met = true;
+        return std::ldexp(1.0, j);
       }
       loss_criterion_met = false;  // no step lowered the loss: the largest that does not blow up
-      return largest_bounded;
+      const int bounded = bisect([](const PilotRecord& r) { return r.blown > 0; });
+      if (bounded < grid_bottom) {
+        throw std::runtime_error(fmt::format("{}: every step size of the grid down to 2^{} blows up", name, grid_bottom));
+      }
+      return std::ldexp(1.0, bounded);
     };
     const auto prox = static_cast<std::size_t>(Method::proximal);
     const auto abl = static_cast<std::size_t>(Method::ablation);
     const auto sgd = static_cast<std::size_t>(Method::sgd);
-    c.step[prox] = pick_step(Method::proximal, c.loss_criterion_met[prox]);
-    c.step[sgd] = pick_step(Method::sgd, c.loss_criterion_met[sgd]);
+    c.step[prox] = pick_step(Method::proximal, c.loss_criterion_met[prox], c.pilots[prox]);
+    c.step[sgd] = pick_step(Method::sgd, c.loss_criterion_met[sgd], c.pilots[sgd]);
     c.loss_criterion_met[abl] = c.loss_criterion_met[prox];
     // The compared replicates: every method on the same stream "<cell>/runs" (replicate r's generator is the same
     // for all, and the examples are drawn independently of the model). A compared run that diverges at the pilot's
@@ -689,9 +828,12 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
         for (const std::vector<Trace>& traces : replicates) runs.push_back(traces[j]);
         account(runs);
         const bool blew_up = std::any_of(runs.begin(), runs.end(), [](const Trace& t) { return t.diverged; });
-        if ((!blew_up && (i == abl || !loss_rose(runs))) || (!blew_up && halvings[i] == extra_halvings)) {
+        if (!blew_up &&
+            (i == abl || !c.loss_criterion_met[i] || !loss_rose(runs) || halvings[i] == extra_halvings)) {
           // Accepted; at the last step-down a method whose loss still never went down is kept (reported: it does
-          // not train at this cell on this grid).
+          // not train at this cell on this grid). A method whose pilots found no grid step that lowers the loss
+          // steps down only on a blow-up: the search's pilots showed the loss not going down at every smaller
+          // step either (monotone divergence, header), so stepping down for the loss only repeats that.
           c.runs[i] = std::move(runs);
           done[i] = true;
         } else if (halvings[i] == extra_halvings) {

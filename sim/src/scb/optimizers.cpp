@@ -1,6 +1,7 @@
 // Minibatch SGD steps on the linear SCB model (see optimizers.hpp).
 
 #include "dyncheck/sim/scb/optimizers.hpp"
+#include "dyncheck/sim/scb/steps_from_sums.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,10 @@ using detail::throw_invalid_argument;
 void check_rates(const char* where, double eta, double eta_A) {
   if (!std::isfinite(eta) || eta < 0.0) throw_invalid_argument(where, "eta must be finite and >= 0", eta);
   if (!std::isfinite(eta_A) || eta_A < 0.0) throw_invalid_argument(where, "eta_A must be finite and >= 0", eta_A);
+}
+
+void check_lambda(const char* where, double lambda) {
+  if (!std::isfinite(lambda) || lambda < 0.0) throw_invalid_argument(where, "lambda must be finite and >= 0", lambda);
 }
 
 /// Draws B examples in groups of BatchGradient::kGroup and adds each model's per-sample gradients to its sums
@@ -95,11 +100,29 @@ void apply_gradient_step(LinearModel& model, const Eigen::VectorXd& mu, const Ba
   }
 }
 
+void stage1_step_from_sums(LinearModel& model, const Instance& instance, const BatchGradient& sums, double eta,
+                           double eta_A) {
+  check_rates("scb::stage1_step_from_sums", eta, eta_A);
+  apply_gradient_step(model, instance.mu, sums, eta, eta_A, {.precondition = true, .project = true});
+}
+
+void stage2_prox_step_from_sums(LinearModel& model, const Instance& instance, const BatchGradient& sums, double eta,
+                                double eta_A, double lambda) {
+  check_lambda("scb::stage2_prox_step_from_sums", lambda);
+  stage1_step_from_sums(model, instance, sums, eta, eta_A);
+  soft_threshold_attention(model, instance.mu, eta_A, lambda);
+}
+
+void plain_sgd_step_from_sums(LinearModel& model, const BatchGradient& sums, double eta, double eta_A) {
+  check_rates("scb::plain_sgd_step_from_sums", eta, eta_A);
+  apply_gradient_step(model, Eigen::VectorXd(), sums, eta, eta_A, {.precondition = false, .project = false});
+}
+
 double stage1_sgd_step(LinearModel& model, const Instance& instance, const Sampler& sampler, long long B,
                        double eta, double eta_A, Rng& rng, SgdWorkspace& workspace) {
   check_rates("scb::stage1_sgd_step", eta, eta_A);
   const double loss = draw_batch_gradient(model, sampler, B, rng, workspace);
-  apply_gradient_step(model, instance.mu, workspace.sums, eta, eta_A, {.precondition = true, .project = true});
+  stage1_step_from_sums(model, instance, workspace.sums, eta, eta_A);
   return loss;
 }
 
@@ -111,11 +134,10 @@ double stage1_sgd_step(LinearModel& model, const Instance& instance, const Sampl
 
 double stage2_prox_sgd_step(LinearModel& model, const Instance& instance, const Sampler& sampler, long long B,
                             double eta, double eta_A, double lambda, Rng& rng, SgdWorkspace& workspace) {
-  if (!std::isfinite(lambda) || lambda < 0.0) {
-    throw_invalid_argument("scb::stage2_prox_sgd_step", "lambda must be finite and >= 0", lambda);
-  }
-  const double loss = stage1_sgd_step(model, instance, sampler, B, eta, eta_A, rng, workspace);
-  soft_threshold_attention(model, instance.mu, eta_A, lambda);
+  check_lambda("scb::stage2_prox_sgd_step", lambda);
+  check_rates("scb::stage2_prox_sgd_step", eta, eta_A);
+  const double loss = draw_batch_gradient(model, sampler, B, rng, workspace);
+  stage2_prox_step_from_sums(model, instance, workspace.sums, eta, eta_A, lambda);
   return loss;
 }
 
@@ -129,7 +151,7 @@ double plain_sgd_step(LinearModel& model, const Sampler& sampler, long long B, d
                       SgdWorkspace& workspace) {
   check_rates("scb::plain_sgd_step", eta, eta_A);
   const double loss = draw_batch_gradient(model, sampler, B, rng, workspace);
-  apply_gradient_step(model, Eigen::VectorXd(), workspace.sums, eta, eta_A, {.precondition = false, .project = false});
+  plain_sgd_step_from_sums(model, workspace.sums, eta, eta_A);
   return loss;
 }
 

@@ -2,11 +2,13 @@
 // direct computation, and reproducibility.
 
 #include "dyncheck/sim/scb/optimizers.hpp"
+#include "dyncheck/sim/scb/steps_from_sums.hpp"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -126,6 +128,48 @@ TEST(SimScbOptimizers, SharedBatchGivesEachModelItsOwnSumsBitForBit) {
   }
   BatchGradient* const too_few[] = {&sums[0]};
   EXPECT_THROW(draw_shared_batch_gradients(model_ptrs, too_few, sampler, 7, shared, examples), std::invalid_argument);
+}
+
+TEST(SimScbOptimizers, StepsFromSharedSumsAreTheMethodsStepsBitForBit) {
+  // Three runs (stage 1, stage 2 with l1, plain SGD) on one shared draw per step take, bit for bit, the steps that
+  // stage1_sgd_step, stage2_prox_sgd_step and plain_sgd_step take alone from the same generator state (B = 11: a
+  // partial last group), over several steps, and the generators end in the same state.
+  const Instance instance = test_instance(13, 4, 24, 3);
+  const Sampler sampler(instance);
+  const double eta = 0.3, eta_A = 0.2, lambda = 2e-3;
+  const long long B = 11;
+  std::vector<LinearModel> shared(3, initial_model(instance));
+  LinearModel stage1 = shared[0], stage2 = shared[1], plain = shared[2];
+  std::vector<BatchGradient> sums(3, BatchGradient(4, 24));
+  const LinearModel* const model_ptrs[] = {&shared[0], &shared[1], &shared[2]};
+  BatchGradient* const sum_ptrs[] = {&sums[0], &sums[1], &sums[2]};
+  std::array<Example, BatchGradient::kGroup> examples;
+  Rng rng_shared(14), rng1(14), rng2(14), rng3(14);
+  SgdWorkspace workspace(4, 24);
+  for (int step = 0; step < 25; ++step) {
+    draw_shared_batch_gradients(model_ptrs, sum_ptrs, sampler, B, rng_shared, examples);
+    stage1_step_from_sums(shared[0], instance, sums[0], eta, eta_A);
+    stage2_prox_step_from_sums(shared[1], instance, sums[1], eta, eta_A, lambda);
+    plain_sgd_step_from_sums(shared[2], sums[2], eta, eta_A);
+    stage1_sgd_step(stage1, instance, sampler, B, eta, eta_A, rng1, workspace);
+    stage2_prox_sgd_step(stage2, instance, sampler, B, eta, eta_A, lambda, rng2, workspace);
+    plain_sgd_step(plain, sampler, B, eta, eta_A, rng3, workspace);
+  }
+  EXPECT_EQ(shared[0].V, stage1.V);
+  EXPECT_EQ(shared[0].A, stage1.A);
+  EXPECT_EQ(shared[1].V, stage2.V);
+  EXPECT_EQ(shared[1].A, stage2.A);
+  EXPECT_EQ(shared[2].V, plain.V);
+  EXPECT_EQ(shared[2].A, plain.A);
+  EXPECT_NE(shared[0].A, shared[1].A);  // the threshold acted
+  const std::uint64_t next = rng_shared();
+  EXPECT_EQ(next, rng1());
+  EXPECT_EQ(next, rng2());
+  EXPECT_EQ(next, rng3());
+  BatchGradient empty(4, 24);
+  EXPECT_THROW(stage1_step_from_sums(shared[0], instance, empty, eta, eta_A), std::invalid_argument);
+  EXPECT_THROW(stage2_prox_step_from_sums(shared[1], instance, sums[1], eta, eta_A, -1.0), std::invalid_argument);
+  EXPECT_THROW(plain_sgd_step_from_sums(shared[2], sums[2], -eta, eta_A), std::invalid_argument);
 }
 
 TEST(SimScbOptimizers, SameSeedSameTrajectory) {

@@ -576,7 +576,7 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
       }
       verdict.notes.push_back(fmt::format(
           "Cell N = {}, T = {}, Q = {}, B = {}: {} steps; K_P = {:.4g}, mu_min = {:.3g}, lambda = {:.4g} (eps K_P / "
-          "(Q^2 N^3){}); step sizes (largest non-diverging of 2^j, j = {}..{}): proximal {:g}, lambda = 0 {:g}, SGD "
+          "(Q^2 N^3){}); step sizes (bisection of 2^j, j = {}..{}, for a non-diverging step: the largest if divergence is monotone): proximal {:g}, lambda = 0 {:g}, SGD "
           "{:g}; stage 2 (from the step after alpha-hat >= 1/2) began in {} of {} proximal runs, at steps {}..{}; at the "
           "end {:.3g} of the "
           "proximal attention entries are exactly 0; mean population-loss change L_best - L_start (L_end - L_start): "
@@ -861,7 +861,7 @@ class ProximalBeatsSgdAtSmallBatch final : public ClaimShape<Params, Settings, M
         .tag = Provenance::paper,
         .statement = "FINDING: at small batches, does the l1-proximal two-stage method end closer to the ground truth "
                      "than vanilla SGD (attention and P, early-stopped, normalised), each at the largest non-diverging "
-                     "step, from the same initialisation on the same samples? Reported per cell. DECIDED: the "
+                     "step (found by bisection of a 2^j grid), from the same initialisation on the same samples? Reported per cell. DECIDED: the "
                      "experiment's invariants (shared streams, no compared run diverged, the l1 step acts).",
         .latex = R"(\text{finding: } \mathbb E\big[d^{\mathrm{SGD}} - d^{\mathrm{prox}}\big] \gtrless 0,\ d \in \{d_A, d_P\})",
         .simulation = "Per cell: one random instance; pilots pick each method's step on the grid 2^j; R replicates "

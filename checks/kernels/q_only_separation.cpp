@@ -211,7 +211,7 @@ class QOnlySeparation final : public ClaimShape<Params, Settings, Measured, Pred
   QOnlySeparation() : ClaimShape(claim_info(), mutants()) {
     // level_for_every_d drops A-T3's hypothesis d >= Nn: the claim itself at the defaults (d = Nn = 16); it must FAIL
     // at d = 4 (spec E-A3's reference point below Nn: 5/40 Gaussian successes), where its ctest runs it
-    declare_hypothesis_mutant("kernels.q_only_separation", "level_for_every_d", {{"N", 4}, {"n", 4}, {"d", 4}});
+    declare_hypothesis_mutant(info().id, "level_for_every_d", {{"N", 4}, {"n", 4}, {"d", 4}});
   }
 
  protected:
